@@ -1,0 +1,67 @@
+extension EnvironmentNode {
+  @TaskLocal private static var scoped: EnvironmentNode?
+
+  /// The node that code running now reads from.
+  ///
+  /// Inside ``withCurrent(_:)`` it is that node, in the closure and in every `Task {}` created
+  /// there. Outside any scope, and in a `Task.detached`, it is ``root``.
+  ///
+  /// ```swift
+  /// let request = app.child("request")
+  /// request.withCurrent {
+  ///   print(EnvironmentNode.current === request)  // true
+  /// }
+  /// ```
+  public static var current: EnvironmentNode { scoped ?? root }
+
+  /// Runs synchronous code with this node as ``current``.
+  ///
+  /// Scopes nest; the previous current node is restored when `body` returns or throws.
+  ///
+  /// ```swift
+  /// let service = request.withCurrent { NoteService() }  // its @Environment reads `request`
+  /// ```
+  ///
+  /// - Parameter body: The code to run.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, with its type unchanged.
+  public func withCurrent<Result, Failure: Error>(
+    _ body: () throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let outcome = Self.$scoped.withValue(self) {
+      Swift.Result { () throws(Failure) -> Result in try body() }
+    }
+    return try outcome.get()
+  }
+
+  /// Runs asynchronous code with this node as ``current``.
+  ///
+  /// Child tasks and `Task {}` created inside inherit the node; `Task.detached` does not, and
+  /// reads ``root`` unless it enters a scope of its own.
+  ///
+  /// ```swift
+  /// try await request.withCurrent {
+  ///   try await handler.respond()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - isolation: The actor the body runs on; leave the default.
+  ///   - body: The code to run.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, with its type unchanged.
+  public func withCurrent<Result, Failure: Error>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws(Failure) -> Result
+  ) async throws(Failure) -> Result {
+    let outcome = await Self.$scoped.withValue(self) {
+      () async -> Swift.Result<Result, Failure> in
+      do throws(Failure) {
+        return .success(try await body())
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try outcome.get()
+  }
+}

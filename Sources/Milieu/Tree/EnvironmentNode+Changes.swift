@@ -1,0 +1,132 @@
+import Synchronization
+
+extension EnvironmentNode {
+  /// A stream of a value as this node sees it: the current value first, then each change.
+  ///
+  /// A change is a write, at this node or an ancestor, to a key the key path reads, that this
+  /// node can see: a write that a nearer override shadows is not a change here. The stream
+  /// finishes when the node is deinitialized; it stops observing when the consumer stops
+  /// iterating.
+  ///
+  /// ```swift
+  /// for await retries in request.changes(of: \.retries) {
+  ///   print("retries is now", retries)
+  /// }
+  /// ```
+  ///
+  /// The stream keeps only a weak reference to the node.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The value to observe.
+  ///   - bufferingPolicy: What the stream keeps while its consumer is busy; by default every
+  ///     change.
+  /// - Returns: The stream.
+  public func changes<Value: Sendable>(
+    of keyPath: KeyPath<EnvironmentValues, Value> & Sendable,
+    bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded
+  ) -> AsyncStream<Value> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: Value.self, bufferingPolicy: bufferingPolicy)
+    let observer = ChangeObserver(node: self, keyPath: keyPath, continuation: continuation)
+    let identifier = ChangeObservers.add(observer, for: ObjectIdentifier(self))
+    continuation.onTermination = { _ in ChangeObservers.remove(identifier) }
+    observer.refresh()
+    return stream
+  }
+}
+
+/// Something that re-reads its node after every write and reports what changed.
+protocol ChangeObserving: Sendable {
+  /// Re-reads the value and yields it if its source changed; finishes if the node is gone.
+  func refresh()
+  /// Finishes the stream: the node is gone.
+  func finish()
+}
+
+/// One stream's state: the node (weakly), the key path, and what was last reported.
+final class ChangeObserver<Value: Sendable>: ChangeObserving {
+  private weak let node: EnvironmentNode?
+  private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
+  private let continuation: AsyncStream<Value>.Continuation
+  /// The origins of the keys last reported, `nil` before the first report. Held while the
+  /// value is read and yielded, so reports from concurrent writes arrive in order. Yielding
+  /// only buffers the element and resumes a waiting task: no user code runs under the lock.
+  private let lastSources = Lock<[EnvironmentOrigin?]?>(nil)
+
+  init(
+    node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable,
+    continuation: AsyncStream<Value>.Continuation
+  ) {
+    self.node = node
+    self.keyPath = keyPath
+    self.continuation = continuation
+  }
+
+  func refresh() {
+    guard let node else { return finish() }
+    lastSources.withLock { last in
+      let values = EnvironmentValues(slots: node.resolvedSlots(at: EnvironmentGeneration.current))
+      var probe = values
+      let recorder = AccessRecorder()
+      probe.recorder = recorder
+      let value = probe[keyPath: keyPath]
+      let sources = recorder.reads.map(\.origin)
+      guard last != sources else { return }
+      last = sources
+      continuation.yield(value)
+    }
+  }
+
+  func finish() {
+    continuation.finish()
+  }
+}
+
+/// Every live change stream in the process, so that a write can tell them to re-read.
+enum ChangeObservers {
+  private struct Registry {
+    var nextIdentifier = 0
+    var observers: [Int: (node: ObjectIdentifier, observer: any ChangeObserving)] = [:]
+  }
+
+  private static let registry = Lock(Registry())
+  /// The number of live observers, read without the lock so writes and deinitializers pay
+  /// nothing when no stream exists.
+  private static let count = Atomic<Int>(0)
+
+  static func add(_ observer: any ChangeObserving, for node: ObjectIdentifier) -> Int {
+    registry.withLock { registry in
+      registry.nextIdentifier += 1
+      registry.observers[registry.nextIdentifier] = (node, observer)
+      count.add(1, ordering: .relaxed)
+      return registry.nextIdentifier
+    }
+  }
+
+  static func remove(_ identifier: Int) {
+    registry.withLock { registry in
+      if registry.observers.removeValue(forKey: identifier) != nil {
+        count.subtract(1, ordering: .relaxed)
+      }
+    }
+  }
+
+  /// Lets every observer re-read; called after each write, with no lock held.
+  static func notify() {
+    guard count.load(ordering: .relaxed) > 0 else { return }
+    let observers = registry.withLock { $0.observers.values.map(\.observer) }
+    for observer in observers { observer.refresh() }
+  }
+
+  /// Finishes the streams of a node that is being deinitialized.
+  static func nodeWillDeinitialize(_ node: ObjectIdentifier) {
+    guard count.load(ordering: .relaxed) > 0 else { return }
+    let finished = registry.withLock { registry in
+      let matching = registry.observers.filter { $0.value.node == node }
+      for identifier in matching.keys { registry.observers[identifier] = nil }
+      count.subtract(matching.count, ordering: .relaxed)
+      return matching.values.map(\.observer)
+    }
+    for observer in finished { observer.finish() }
+  }
+}

@@ -1,0 +1,166 @@
+import Synchronization
+
+/// A collection of values carried down a tree of ``EnvironmentNode``s.
+///
+/// `EnvironmentValues` is a `Sendable` value type with copy-on-write storage. Extend it with a
+/// computed property per value, backed either by an ``Entry`` or by an ``EnvironmentKey``:
+///
+/// ```swift
+/// extension EnvironmentValues {
+///   static let retries = Entry(3)
+///   var retries: Int {
+///     get { self[Self.retries] }
+///     set { self[Self.retries] = newValue }
+///   }
+/// }
+///
+/// var values = EnvironmentValues()
+/// values.retries = 5
+/// print(values.retries)  // 5
+/// ```
+///
+/// A value nobody set reads as its key's default. Nodes hold the values they override, and
+/// ``EnvironmentNode/values`` resolves the values a node sees.
+public struct EnvironmentValues: Sendable {
+  /// The stored values, by key identity.
+  var slots: [ObjectIdentifier: Slot]
+  /// Set only while Milieu records which keys a key path reads or writes.
+  var recorder: AccessRecorder?
+
+  /// Creates values in which every key reads as its default.
+  ///
+  /// ```swift
+  /// let values = EnvironmentValues()
+  /// print(values.retries)  // the entry's default
+  /// ```
+  public init() {
+    slots = [:]
+    recorder = nil
+  }
+
+  init(slots: [ObjectIdentifier: Slot]) {
+    self.slots = slots
+    recorder = nil
+  }
+
+  /// Reads or writes the value of an ``Entry``.
+  ///
+  /// Use it in the accessor of an entry; the second parameter captures the accessor's name for
+  /// diagnostics, so leave it out:
+  ///
+  /// ```swift
+  /// var retries: Int {
+  ///   get { self[Self.retries] }
+  ///   set { self[Self.retries] = newValue }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - entry: The entry that identifies the value.
+  ///   - accessor: The name diagnostics show for the value; defaults to the enclosing property.
+  public subscript<Value: Sendable>(
+    entry: Entry<Value>, accessor accessor: String = #function
+  ) -> Value {
+    get {
+      read(ObjectIdentifier(entry), name: accessor, default: entry.defaultValue)
+    }
+    set {
+      write(newValue, for: ObjectIdentifier(entry), name: accessor, anchor: entry)
+    }
+  }
+
+  /// Reads or writes the value of an ``EnvironmentKey``.
+  ///
+  /// ```swift
+  /// extension EnvironmentValues {
+  ///   var requestTimeout: Duration {
+  ///     get { self[RequestTimeoutKey.self] }
+  ///     set { self[RequestTimeoutKey.self] = newValue }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter key: The key type that identifies the value.
+  public subscript<Key: EnvironmentKey>(key: Key.Type) -> Key.Value {
+    get {
+      let identifier = ObjectIdentifier(key)
+      let name = String(describing: key)
+      recorder?.recordRead(identifier, name: name, origin: slots[identifier]?.origin)
+      if let value = slots[identifier]?.value as? Key.Value { return value }
+      return EnvironmentKeyDefaults.value(for: key)
+    }
+    set {
+      write(newValue, for: ObjectIdentifier(key), name: String(describing: key), anchor: nil)
+    }
+  }
+
+  private func read<Value>(
+    _ identifier: ObjectIdentifier, name: String, default defaultValue: @autoclosure () -> Value
+  ) -> Value {
+    guard let slot = slots[identifier] else {
+      recorder?.recordRead(identifier, name: name, origin: nil)
+      return defaultValue()
+    }
+    recorder?.recordRead(identifier, name: name, origin: slot.origin)
+    if let value = slot.value as? Value { return value }
+    assertionFailure("Milieu: the value stored for \(name) is not a \(Value.self)")
+    return defaultValue()
+  }
+
+  private mutating func write(
+    _ value: some Sendable, for identifier: ObjectIdentifier, name: String,
+    anchor: (any AnyObject & Sendable)?
+  ) {
+    let origin = recorder?.recordWrite(identifier)
+    slots[identifier] = Slot(value: value, name: name, origin: origin, anchor: anchor)
+  }
+}
+
+/// One stored value with what diagnostics need to know about it.
+struct Slot: Sendable {
+  /// The value itself.
+  var value: any Sendable
+  /// The accessor or key name, for explanations and tree dumps.
+  var name: String
+  /// Where the value was set, when a node set it.
+  var origin: EnvironmentOrigin?
+  /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
+  var anchor: (any AnyObject & Sendable)?
+}
+
+/// Records the keys that code reads from, or writes to, an ``EnvironmentValues``.
+///
+/// Milieu learns which key a key path such as `\.retries` stands for by running it once against
+/// values that carry a recorder; `explain`, change streams and node writes rely on it.
+final class AccessRecorder: Sendable {
+  struct Read: Sendable, Equatable {
+    var identifier: ObjectIdentifier
+    var name: String
+    var origin: EnvironmentOrigin?
+  }
+
+  private struct State {
+    var reads: [Read] = []
+    var writes: [ObjectIdentifier] = []
+  }
+
+  /// The origin stamped on every value written while this recorder is attached.
+  let writeOrigin: EnvironmentOrigin?
+  private let state = Lock(State())
+
+  init(writeOrigin: EnvironmentOrigin? = nil) {
+    self.writeOrigin = writeOrigin
+  }
+
+  var reads: [Read] { state.withLock { $0.reads } }
+  var writes: [ObjectIdentifier] { state.withLock { $0.writes } }
+
+  func recordRead(_ identifier: ObjectIdentifier, name: String, origin: EnvironmentOrigin?) {
+    state.withLock { $0.reads.append(Read(identifier: identifier, name: name, origin: origin)) }
+  }
+
+  func recordWrite(_ identifier: ObjectIdentifier) -> EnvironmentOrigin? {
+    state.withLock { $0.writes.append(identifier) }
+    return writeOrigin
+  }
+}

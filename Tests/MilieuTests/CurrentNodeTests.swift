@@ -1,0 +1,79 @@
+import Milieu
+import Testing
+
+@Suite struct CurrentNodeTests {
+  struct Failure: Error, Equatable { let code: Int }
+
+  @Test func outsideAnyScopeTheProcessRootIsCurrent() {
+    #expect(EnvironmentNode.current === EnvironmentNode.root)
+  }
+
+  @Test func scopesNestAndRestore() {
+    let outer = EnvironmentNode("outer")
+    let inner = outer.child("inner")
+    outer.withCurrent {
+      #expect(EnvironmentNode.current === outer)
+      inner.withCurrent { #expect(EnvironmentNode.current === inner) }
+      #expect(EnvironmentNode.current === outer)
+    }
+    #expect(EnvironmentNode.current === EnvironmentNode.root)
+  }
+
+  @Test func aThrowRestoresThePreviousNodeAndKeepsItsType() {
+    let outer = EnvironmentNode("outer")
+    let inner = outer.child("inner")
+    outer.withCurrent {
+      do throws(Failure) {
+        try inner.withCurrent { () throws(Failure) in throw Failure(code: 42) }
+        Issue.record("the scope did not throw")
+      } catch {
+        // `error` is typed `Failure`: typed throws pass through unchanged.
+        #expect(error.code == 42)
+      }
+      #expect(EnvironmentNode.current === outer)
+    }
+  }
+
+  @Test func theAsyncFormRestoresAfterAThrow() async {
+    let node = EnvironmentNode("async")
+    await #expect(throws: Failure(code: 7)) {
+      try await node.withCurrent { () async throws(Failure) in
+        await Task.yield()
+        #expect(EnvironmentNode.current === node)
+        throw Failure(code: 7)
+      }
+    }
+    #expect(EnvironmentNode.current === EnvironmentNode.root)
+  }
+
+  @Test func theAsyncFormReturnsItsResult() async {
+    let node = EnvironmentNode("async").child { $0.retries = 12 }
+    let value = await node.withCurrent {
+      await Task.yield()
+      return EnvironmentNode.current[\.retries]
+    }
+    #expect(value == 12)
+  }
+
+  @Test func aTaskInheritsTheNodeAndADetachedTaskDoesNot() async {
+    let node = EnvironmentNode("scope")
+    let (inherited, detached) = await node.withCurrent {
+      let inherited = Task { EnvironmentNode.current }
+      let detached = Task.detached { EnvironmentNode.current }
+      return (await inherited.value, await detached.value)
+    }
+    #expect(inherited === node)
+    #expect(detached === EnvironmentNode.root)
+  }
+
+  @Test func childTasksInheritTheNode() async {
+    let node = EnvironmentNode("group")
+    let seen = await node.withCurrent {
+      await withTaskGroup(of: Bool.self) { group in
+        for _ in 0..<4 { group.addTask { EnvironmentNode.current === node } }
+        return await group.reduce(into: [Bool]()) { $0.append($1) }
+      }
+    }
+    #expect(seen == [true, true, true, true])
+  }
+}

@@ -1,0 +1,107 @@
+import Milieu
+import Testing
+
+@Suite struct ExplanationTests {
+  @Test func aDefaultIsExplainedAsTheDefault() {
+    let leaf = EnvironmentNode("app").child("leaf")
+    let explanation = leaf.explain(\.retries)
+    #expect(explanation.source == .defaultValue)
+    #expect(
+      explanation.description
+        == "retries at node \"leaf\" is 3, the default: no node from node \"leaf\" up to its root sets it."
+    )
+  }
+
+  @Test func aValueSetHereNamesTheLine() {
+    let node = EnvironmentNode("request")
+    let line: UInt = #line + 1
+    node.set(\.retries, to: 5)
+    let explanation = node.explain(\.retries)
+    guard case .override(let origin) = explanation.source else {
+      Issue.record("expected an override, got \(explanation.source)")
+      return
+    }
+    #expect(origin.fileID == #fileID)
+    #expect(origin.line == line)
+    #expect(origin.nodeName == "request")
+    #expect(
+      explanation.description
+        == "retries at node \"request\" is 5, set here at \(#fileID):\(line). It shadows the default 3."
+    )
+  }
+
+  @Test func aValueSetAtAnAncestorNamesTheAncestorAndWhatItShadows() {
+    let app = EnvironmentNode("app")
+    let appLine: UInt = #line + 1
+    app.set(\.greeting, to: "Hi")
+    let requestLine: UInt = #line + 1
+    let request = app.child("request") { $0.greeting = "Yo" }
+    let leaf = request.child("leaf")
+
+    let explanation = leaf.explain(\.greeting)
+    #expect(
+      explanation.description
+        == "greeting at node \"leaf\" is \"Yo\", set on node \"request\" at \(#fileID):\(requestLine). "
+        + "It shadows \"Hi\" set on node \"app\" at \(#fileID):\(appLine), and the default \"Hello\"."
+    )
+    #expect(explanation.keys.first?.candidates.count == 3)
+  }
+
+  @Test func aKeyPathThatReadsTwoKeysExplainsBoth() {
+    let node = EnvironmentNode("n")
+    node.set(\.retries, to: 2)
+    let explanation = node.explain(\.summary)
+    #expect(explanation.keys.map(\.name) == ["greeting", "retries"])
+  }
+
+  @Test func environmentKeysAreNamedByTheirType() {
+    let node = EnvironmentNode("n")
+    node.set(\.requestTimeout, to: 1)
+    #expect(node.explain(\.requestTimeout).keys.map(\.name) == ["RequestTimeoutKey"])
+  }
+}
+
+@Suite struct TreeDescriptionTests {
+  @Test func theDumpDrawsNamesOverridesAndOrigins() {
+    let app = EnvironmentNode("app")
+    let line: UInt = #line + 1
+    app.set(\.retries, to: 3)
+    let library = app.child("library")
+    let folder = library.child("folder") { $0.greeting = "Hey" }
+    let sheet = app.child("sheet")
+
+    let file = #fileID
+    #expect(
+      app.treeDescription() == """
+        node "app"
+        │  retries = 3  (\(file):\(line))
+        ├─ node "sheet"
+        └─ node "library"
+           └─ node "folder"
+                 greeting = "Hey"  (\(file):\(line + 2))
+        """)
+    withExtendedLifetime((folder, sheet)) {}
+  }
+
+  @Test func droppedNodesLeaveTheDump() {
+    let app = EnvironmentNode("app")
+    var temporary: EnvironmentNode? = app.child("temporary")
+    #expect(app.treeDescription().contains("temporary"))
+    _ = temporary
+    temporary = nil
+    #expect(app.treeDescription() == "node \"app\"")
+  }
+
+  @Test func theDumpStopsAtTheDepthLimit() {
+    let root = EnvironmentNode("root")
+    let child = root.child("child")
+    let grandchild = child.child("grandchild")
+    #expect(
+      root.treeDescription(maxDepth: 1) == """
+        node "root"
+        └─ node "child"
+           └─ … 1 more below, past the depth limit
+        """)
+    withExtendedLifetime(grandchild) {}
+  }
+}

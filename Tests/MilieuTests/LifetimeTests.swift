@@ -1,0 +1,74 @@
+import Milieu
+import Testing
+
+@Suite struct LifetimeTests {
+  @Test func aChildKeepsItsParentAlive() {
+    weak var weakParent: EnvironmentNode?
+    let child: EnvironmentNode
+    do {
+      let parent = EnvironmentNode("parent")
+      weakParent = parent
+      child = parent.child("child")
+    }
+    #expect(weakParent != nil)
+    #expect(child.parent === weakParent)
+  }
+
+  @Test func aDroppedSubtreeIsFreed() {
+    let root = EnvironmentNode("root")
+    weak var weakChild: EnvironmentNode?
+    weak var weakGrandchild: EnvironmentNode?
+    do {
+      let child = root.child("child") { $0.retries = 1 }
+      let grandchild = child.child("grandchild")
+      weakChild = child
+      weakGrandchild = grandchild
+      #expect(grandchild[\.retries] == 1)
+    }
+    #expect(weakChild == nil)
+    #expect(weakGrandchild == nil)
+  }
+
+  @Test func anEnvironmentWrapperKeepsOnlyItsNode() {
+    weak var weakNode: EnvironmentNode?
+    do {
+      let node = EnvironmentNode("bound")
+      weakNode = node
+      let service = node.withCurrent { GreetingService() }
+      #expect(service.greeting == "Hello")
+    }
+    #expect(weakNode == nil)
+  }
+
+  @Test func aVeryDeepChainIsFreedWithoutExhaustingTheStack() async {
+    // Runs on a concurrency thread, whose stack is smaller than the main thread's.
+    let freed = await Task.detached {
+      weak var weakLeaf: EnvironmentNode?
+      do {
+        var node = EnvironmentNode()
+        for _ in 0..<10_000 { node = node.child() }
+        weakLeaf = node
+      }
+      return weakLeaf == nil
+    }.value
+    #expect(freed)
+  }
+}
+
+#if os(Linux)
+  /// glibc's `malloc_usable_size`, which the Glibc module does not export.
+  @_silgen_name("malloc_usable_size")
+  private func mallocUsableSize(_ pointer: UnsafeRawPointer) -> Int
+
+  @Suite struct FootprintTests {
+    /// A child with no overrides is one allocation: the node object, at most 96 bytes of heap.
+    @Test func aChildWithoutOverridesIsOneSmallObject() {
+      let root = EnvironmentNode()
+      _ = root[\.retries]
+      let child = root.child()
+      _ = child[\.retries]  // resolving shares the parent's snapshot
+      let bytes = mallocUsableSize(Unmanaged.passUnretained(child).toOpaque())
+      #expect(bytes <= 96, "a node takes \(bytes) bytes")
+    }
+  }
+#endif
