@@ -66,6 +66,12 @@ import Testing
     #expect(detached === EnvironmentNode.root)
   }
 
+  @Test func aTaskCreatedInASynchronousScopeInherits() async {
+    let node = EnvironmentNode("sync scope")
+    let task = node.withCurrent { Task { EnvironmentNode.current } }
+    #expect(await task.value === node)
+  }
+
   @Test func childTasksInheritTheNode() async {
     let node = EnvironmentNode("group")
     let seen = await node.withCurrent {

@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A place in source code: file, line and column, as the call site's literals spell them.
+///
+/// Functions that report misuse take the location of their caller as default arguments:
+///
+/// ```swift
+/// func configure(fileID: String = #fileID, filePath: String = #filePath,
+///                line: UInt = #line, column: UInt = #column) {
+///   let here = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+/// }
+/// ```
+public struct CallSite: Sendable, Hashable, CustomStringConvertible {
+  /// The file, as `#fileID` spells it: `Module/File.swift`.
+  public let fileID: String
+  /// The file, as `#filePath` spells it; test runners point at it.
+  public let filePath: String
+  /// The line.
+  public let line: UInt
+  /// The column.
+  public let column: UInt
+
+  /// Creates a location.
+  ///
+  /// - Parameters:
+  ///   - fileID: The `#fileID` of the place.
+  ///   - filePath: The `#filePath` of the place.
+  ///   - line: The line.
+  ///   - column: The column.
+  public init(fileID: String, filePath: String, line: UInt, column: UInt) {
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
+
+  /// `Module/File.swift:12`.
+  public var description: String { "\(fileID):\(line)" }
+}
+
+/// A problem Milieu found in how it is used: what is wrong, what to do, and where.
+///
+/// Milieu reports misuse a caller can recover from — an alert shown with no host installed, an
+/// alert whose buttons break a rule — instead of crashing. The reporter in force decides what a
+/// report becomes: a test failure under a test runner, one line on standard error otherwise.
+///
+/// ```swift
+/// let issue = EnvironmentIssue(
+///   "showAlert was called, but no alert host is installed. Install one with installAlertHost().",
+///   at: CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+/// ```
+public struct EnvironmentIssue: Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong and how to fix it.
+  public let message: String
+  /// The call site the issue is about.
+  public let location: CallSite
+
+  /// Creates an issue at a call site.
+  ///
+  /// - Parameters:
+  ///   - message: What went wrong and how to fix it.
+  ///   - location: The call site the issue is about.
+  public init(_ message: String, at location: CallSite) {
+    self.message = message
+    self.location = location
+  }
+
+  /// `App/Main.swift:12: <message>`, the one line that standard error receives.
+  public var description: String { "\(location): \(message)" }
+}
+
+/// Where ``EnvironmentIssue``s go.
+///
+/// The reporter is an environment value, so a subtree — a test's scope, say — can route its
+/// issues elsewhere:
+///
+/// ```swift
+/// let scope = EnvironmentNode.current.child {
+///   $0.issueReporter = IssueReporter { issue in print("caught:", issue) }
+/// }
+/// ```
+///
+/// The default, ``automatic``, hands issues to the test runner when the `MilieuTesting` module
+/// has connected one, and otherwise writes one line to standard error.
+public struct IssueReporter: Sendable {
+  private let body: @Sendable (EnvironmentIssue) -> Void
+
+  /// Creates a reporter from a closure.
+  ///
+  /// ```swift
+  /// let logging = IssueReporter { issue in logger.error("\(issue)") }
+  /// ```
+  ///
+  /// - Parameter report: Receives each issue.
+  public init(_ report: @escaping @Sendable (EnvironmentIssue) -> Void) {
+    body = report
+  }
+
+  /// Reports an issue.
+  ///
+  /// - Parameter issue: The issue.
+  public func report(_ issue: EnvironmentIssue) {
+    body(issue)
+  }
+
+  /// Writes each issue as one line to standard error: `warning: File.swift:12: message`.
+  public static let standardError = IssueReporter { issue in
+    let line = "warning: \(issue)\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
+      write(2, buffer.baseAddress, buffer.count - 1)
+    }
+  }
+
+  /// The test runner's reporter when `MilieuTesting` has connected one, else ``standardError``.
+  public static let automatic = IssueReporter { issue in
+    (testRunner.withLock { $0 } ?? standardError).report(issue)
+  }
+
+  /// The reporter a test-support module connects for the whole process.
+  private static let testRunner = Lock<IssueReporter?>(nil)
+
+  /// Connects a test runner's reporter; ``automatic`` uses it from then on.
+  package static func connectTestRunner(_ reporter: IssueReporter) {
+    testRunner.withLock { $0 = reporter }
+  }
+}
+
+extension EnvironmentValues {
+  static let issueReporter = Entry(IssueReporter.automatic)
+  /// Where Milieu reports misuse found in this subtree; ``IssueReporter/automatic`` by default.
+  ///
+  /// ```swift
+  /// let quiet = app.child { $0.issueReporter = IssueReporter { _ in } }
+  /// ```
+  public var issueReporter: IssueReporter {
+    get { self[Self.issueReporter] }
+    set { self[Self.issueReporter] = newValue }
+  }
+}
+
+/// Reports an issue through the current node's ``EnvironmentValues/issueReporter``.
+///
+/// ```swift
+/// reportIssue("retries must be positive; got \(retries). Pass 1 or more.")
+/// ```
+///
+/// - Parameters:
+///   - message: What went wrong and how to fix it.
+///   - fileID: The call site's file; leave the default.
+///   - filePath: The call site's path; leave the default.
+///   - line: The call site's line; leave the default.
+///   - column: The call site's column; leave the default.
+public func reportIssue(
+  _ message: String, fileID: String = #fileID, filePath: String = #filePath,
+  line: UInt = #line, column: UInt = #column
+) {
+  EnvironmentNode.current[\.issueReporter].report(
+    EnvironmentIssue(
+      message,
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)))
+}

@@ -1,0 +1,119 @@
+import Milieu
+
+/// An alert: a title, an optional message, and the buttons that answer it.
+///
+/// `AlertData` is what travels from the code that shows an alert to the host that presents it.
+/// It is checked when it is made: an alert with no buttons gets one "OK" cancel button, and
+/// input that breaks a rule — two cancel buttons, two buttons with the same title, no title and
+/// no message — is reported with the rule, the call site and the fix, then repaired so the
+/// alert can still be shown. ``diagnostics`` lists what was repaired.
+///
+/// ```swift
+/// let alert = AlertData(
+///   title: "Delete 3 notes?",
+///   message: "This cannot be undone.",
+///   buttons: [.destructive("Delete") { await notes.delete() }, .cancel()])
+/// ```
+public struct AlertData: Presentable {
+  /// The alert's identity, unique in the process.
+  public let id: PresentationID
+  /// The title.
+  public let title: String
+  /// The message under the title, if any.
+  public let message: String?
+  /// The buttons, never empty, with at most one cancel button and no two titles alike.
+  public let buttons: [AlertButton]
+  /// Alerts with the same key are duplicates: a deduplicating host shows only the first.
+  public let deduplicationKey: String?
+  /// Where the alert was made.
+  public let callSite: CallSite
+  /// The rules the input broke, and how each was repaired; empty for good input.
+  public let diagnostics: [AlertDiagnostic]
+
+  /// Makes an alert, repairing and reporting bad input.
+  ///
+  /// ```swift
+  /// let saved = AlertData(title: "Saved")  // one "OK" button
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - title: The title.
+  ///   - message: The message under the title.
+  ///   - buttons: The buttons; none means one "OK" cancel button.
+  ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  public init(
+    title: String, message: String? = nil, buttons: [AlertButton] = [],
+    deduplicationKey: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    let checked = AlertValidation.check(title: title, message: message, buttons: buttons)
+    self.id = PresentationID()
+    self.title = checked.title
+    self.message = checked.message
+    self.buttons = checked.buttons
+    self.deduplicationKey = deduplicationKey
+    self.callSite = callSite
+    self.diagnostics = checked.violations.map { AlertDiagnostic($0, at: callSite) }
+    for diagnostic in diagnostics {
+      EnvironmentNode.current[\.issueReporter].report(
+        EnvironmentIssue(diagnostic.description, at: callSite))
+    }
+  }
+
+  /// The cancel button, if the alert has one.
+  public var cancelButton: AlertButton? { buttons.first { $0.role == .cancel } }
+
+  /// The button with a title, if the alert has one.
+  ///
+  /// - Parameter title: The title to look for, compared exactly.
+  /// - Returns: The button.
+  public func button(titled title: String) -> AlertButton? {
+    buttons.first { $0.title == title }
+  }
+
+  /// The choice of the button at a position.
+  ///
+  /// - Parameter index: The button's position, from 0.
+  /// - Returns: The choice, or `nil` when there is no such button.
+  public func choice(at index: Int) -> AlertChoice? {
+    buttons.indices.contains(index) ? AlertChoice(buttons[index], at: index) : nil
+  }
+
+  /// The choice of one of the alert's buttons.
+  ///
+  /// - Parameter button: The button.
+  /// - Returns: The choice, or `nil` when the button is not one of this alert's.
+  public func choice(of button: AlertButton) -> AlertChoice? {
+    buttons.firstIndex { $0.id == button.id }.map { AlertChoice(buttons[$0], at: $0) }
+  }
+
+  // MARK: Presentable
+
+  /// Alerts stay until they are answered.
+  public var lifetime: Duration? { nil }
+  /// Alerts do not expire.
+  public var expiryChoice: AlertChoice? { nil }
+
+  /// Whether the choice is one of this alert's buttons, at its position.
+  ///
+  /// - Parameter choice: The choice.
+  /// - Returns: Whether it belongs to this alert.
+  public func isValid(_ choice: AlertChoice) -> Bool {
+    buttons.indices.contains(choice.index) && buttons[choice.index].id == choice.buttonID
+  }
+
+  /// The tapped button's action, or the cancel button's for a dismissal.
+  ///
+  /// - Parameter choice: The choice, or `nil` for a dismissal.
+  /// - Returns: The action to run.
+  public func action(for choice: AlertChoice?) -> (@Sendable () async -> Void)? {
+    guard let choice else { return cancelButton?.action }
+    return isValid(choice) ? buttons[choice.index].action : nil
+  }
+}

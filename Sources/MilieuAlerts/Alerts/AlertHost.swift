@@ -1,0 +1,86 @@
+import Milieu
+
+/// The host that owns the alert being shown — `current`, a single optional — and the alerts
+/// waiting behind it.
+///
+/// ```swift
+/// let host = app.installAlertHost(presenter: TerminalAlertPresenter())
+/// ```
+///
+/// See ``PresentationHost`` for the whole behaviour.
+public typealias AlertHost = PresentationHost<AlertData>
+
+extension PresentationHost where Item == AlertData {
+  /// Taps one of the current alert's buttons and starts its action.
+  ///
+  /// ```swift
+  /// if let alert = host.current, let delete = alert.button(titled: "Delete") {
+  ///   try host.tap(delete, of: alert)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - button: The button, which must be one of the alert's.
+  ///   - alert: The alert, which must be ``current``.
+  /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
+  ///   then nothing changes.
+  public func tap(_ button: AlertButton, of alert: AlertData) throws(PresentationError) {
+    try choose(choice(of: button, in: alert), for: alert)
+  }
+
+  /// Taps one of the current alert's buttons and waits for its action to finish.
+  ///
+  /// - Parameters:
+  ///   - button: The button, which must be one of the alert's.
+  ///   - alert: The alert, which must be ``current``.
+  /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
+  ///   then nothing changes.
+  public func tap(_ button: AlertButton, of alert: AlertData) async throws(PresentationError) {
+    try await choose(choice(of: button, in: alert), for: alert)
+  }
+
+  private func choice(
+    of button: AlertButton, in alert: AlertData
+  ) throws(PresentationError) -> AlertChoice {
+    guard let choice = alert.choice(of: button) else {
+      throw .invalidChoice("button \"\(button.title)\"", item: alert.id, title: alert.title)
+    }
+    return choice
+  }
+}
+
+extension EnvironmentNode {
+  /// Installs a new alert host on this node: every service in the subtree that calls
+  /// `showAlert` reaches it, unless a nearer node installs its own.
+  ///
+  /// This is the one call that the `.showAlertView()` modifier is in SwiftUI. The node keeps the
+  /// host alive; removing the override or dropping the node frees it, and then anything still
+  /// waiting resolves as ``DropReason/hostDeallocated``.
+  ///
+  /// ```swift
+  /// let app = EnvironmentNode("app")
+  /// let host = app.installAlertHost(presenter: TerminalAlertPresenter())
+  ///
+  /// let sheet = app.child("sheet")
+  /// let sheetHost = sheet.installAlertHost()  // the sheet's alerts go here
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - policy: How a new alert, a duplicate and a full queue are treated.
+  ///   - presenter: Draws the alerts; without one, the host only holds state.
+  ///   - fileID: Recorded as the origin of the override; leave the default.
+  ///   - line: Recorded as the origin of the override; leave the default.
+  /// - Returns: The host.
+  @discardableResult
+  public func installAlertHost(
+    policy: PresentationPolicy = .queue, presenter: (any Presenter<AlertData>)? = nil,
+    fileID: String = #fileID, line: UInt = #line
+  ) -> AlertHost {
+    let host = AlertHost(policy: policy, presenter: presenter)
+    update(fileID: fileID, line: line) { values in
+      values.alertHost = host
+      values.showAlert = ShowAlertAction(host: host)
+    }
+    return host
+  }
+}

@@ -1,0 +1,241 @@
+import Milieu
+
+/// Shows an alert from anywhere: the callable value at `EnvironmentValues.showAlert`.
+///
+/// Read it with `@Environment` in any service, however deeply nested, and call it. It hands
+/// the alert to the nearest ``AlertHost`` installed above the service's node:
+///
+/// ```swift
+/// struct NoteService {
+///   @Environment(\.showAlert) var showAlert
+///
+///   func confirmDelete(_ count: Int) {
+///     showAlert(
+///       title: "Delete \(count) notes?",
+///       buttons: [.destructive("Delete") { await delete() }, .cancel()])
+///   }
+/// }
+/// ```
+///
+/// Calling it fires and forgets, from synchronous or asynchronous code, without `await`. To wait
+/// for the answer, use ``ask(title:message:buttons:deduplicationKey:fileID:filePath:line:column:)``,
+/// which returns the ``AlertOutcome`` and resolves exactly once — tapped, dismissed, or dropped
+/// with its reason, including when the awaiting task is cancelled.
+///
+/// With no host installed, the default action reports the call site through the
+/// ``Milieu/EnvironmentValues/issueReporter`` (a test failure under a test runner, a line on
+/// standard error otherwise) and the alert resolves as ``DropReason/noHost``.
+///
+/// In tests, replace it: `ShowAlertAction { alert, resolve in … }`, or use `MilieuTesting`'s
+/// `AlertRecorder`.
+public struct ShowAlertAction: Sendable {
+  let engine: PresentationAction<AlertData>
+
+  init(engine: PresentationAction<AlertData>) {
+    self.engine = engine
+  }
+
+  /// An action that hands every alert to a closure, which answers it by calling `resolve`.
+  ///
+  /// ```swift
+  /// let shown = Lock<[AlertData]>([])  // any lock or actor
+  /// let action = ShowAlertAction { alert, resolve in
+  ///   shown.withLock { $0.append(alert) }
+  ///   resolve(.dismissed)
+  /// }
+  /// ```
+  ///
+  /// If the closure lets `resolve` go without calling it, the alert resolves as
+  /// ``DropReason/unanswered``; calls after the first are ignored.
+  ///
+  /// - Parameter handler: Receives each alert and a function that resolves it.
+  public init(
+    _ handler:
+      @escaping @Sendable (
+        _ alert: AlertData, _ resolve: @escaping @Sendable (AlertOutcome) -> Void
+      ) -> Void
+  ) {
+    engine = PresentationAction { alert, resolution in
+      let resolution = resolution ?? Resolution { _ in }
+      handler(alert) { resolution.resolve($0) }
+    }
+  }
+
+  /// An action that shows alerts in a host, which it holds weakly.
+  ///
+  /// Usually ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` makes it
+  /// for you.
+  ///
+  /// - Parameter host: The host.
+  public init(host: AlertHost) {
+    engine = PresentationAction(host: host)
+  }
+
+  /// The action in force where no host is installed: it reports the call site and drops the
+  /// alert as ``DropReason/noHost``.
+  public static let noHost = ShowAlertAction(
+    engine: .noHost(
+      "The alert",
+      install: "Install a host with `node.installAlertHost()` on your root node, "
+        + "or an AlertRecorder in tests."))
+
+  // MARK: Fire and forget
+
+  /// Shows an alert.
+  ///
+  /// ```swift
+  /// showAlert(title: "Saved")
+  /// showAlert(title: "Sync failed", message: error.description, buttons: [.default("Retry") { await sync() }, .cancel()])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - title: The title.
+  ///   - message: The message under the title.
+  ///   - buttons: The buttons; none means one "OK" cancel button.
+  ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  public func callAsFunction(
+    title: String, message: String? = nil, buttons: [AlertButton] = [],
+    deduplicationKey: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    engine(
+      AlertData(
+        title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+        fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Shows an alert made beforehand.
+  ///
+  /// - Parameter alert: The alert.
+  public func callAsFunction(_ alert: AlertData) {
+    engine(alert)
+  }
+
+  /// Shows an alert and calls back with its outcome.
+  ///
+  /// - Parameters:
+  ///   - alert: The alert.
+  ///   - completion: Receives the outcome, exactly once.
+  public func callAsFunction(
+    _ alert: AlertData, completion: @escaping @Sendable (AlertOutcome) -> Void
+  ) {
+    engine(alert, completion: completion)
+  }
+
+  /// Shows the alert an ``AlertProvider`` describes, such as a case of an app's enum of alerts.
+  ///
+  /// ```swift
+  /// showAlert(NoteAlert.deleteFailed(name: "Groceries"))
+  /// ```
+  ///
+  /// - Parameter provider: The provider.
+  public func callAsFunction(_ provider: some AlertProvider) {
+    engine(provider.alert)
+  }
+
+  /// Shows an ``AlertState``; tapping a button sends the button's action.
+  ///
+  /// ```swift
+  /// showAlert(state.alert, send: { store.send($0) })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The alert's state.
+  ///   - send: Receives the action of the tapped button; dismissing sends the cancel button's.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  public func callAsFunction<Action: Sendable>(
+    _ state: AlertState<Action>, send: @escaping @Sendable (Action) -> Void,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    engine(
+      state.alertData(
+        send: send,
+        callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)))
+  }
+
+  // MARK: Awaiting
+
+  /// Shows an alert and waits for its outcome.
+  ///
+  /// ```swift
+  /// let outcome = await showAlert.ask(
+  ///   title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
+  /// if outcome.tappedButton?.role == .destructive { try await delete() }
+  /// ```
+  ///
+  /// The outcome arrives exactly once: the tapped button (after its action finished), a
+  /// dismissal, or a drop with its reason. If the waiting task is cancelled, the alert is
+  /// withdrawn and the outcome is ``DropReason/cancelled``.
+  ///
+  /// - Parameters:
+  ///   - title: The title.
+  ///   - message: The message under the title.
+  ///   - buttons: The buttons; none means one "OK" cancel button.
+  ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  /// - Returns: How the alert was resolved.
+  public func ask(
+    title: String, message: String? = nil, buttons: [AlertButton] = [],
+    deduplicationKey: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async -> AlertOutcome {
+    await engine.ask(
+      AlertData(
+        title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+        fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Shows an alert made beforehand and waits for its outcome.
+  ///
+  /// - Parameter alert: The alert.
+  /// - Returns: How the alert was resolved.
+  public func ask(_ alert: AlertData) async -> AlertOutcome {
+    await engine.ask(alert)
+  }
+
+  /// Shows the alert an ``AlertProvider`` describes and waits for its outcome.
+  ///
+  /// - Parameter provider: The provider.
+  /// - Returns: How the alert was resolved.
+  public func ask(_ provider: some AlertProvider) async -> AlertOutcome {
+    await engine.ask(provider.alert)
+  }
+}
+
+extension EnvironmentValues {
+  static let showAlert = Entry(ShowAlertAction.noHost)
+
+  /// Shows an alert through the nearest ``AlertHost`` above the node.
+  ///
+  /// ```swift
+  /// @Environment(\.showAlert) var showAlert
+  /// ```
+  public var showAlert: ShowAlertAction {
+    get { self[Self.showAlert] }
+    set { self[Self.showAlert] = newValue }
+  }
+
+  static let alertHost = Entry<AlertHost?>(nil)
+
+  /// The nearest ``AlertHost`` installed above the node, if any.
+  ///
+  /// ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` sets it together
+  /// with ``showAlert``; the node keeps the host alive.
+  public var alertHost: AlertHost? {
+    get { self[Self.alertHost] }
+    set { self[Self.alertHost] = newValue }
+  }
+}

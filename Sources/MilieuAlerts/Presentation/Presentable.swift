@@ -1,0 +1,45 @@
+/// Something a ``PresentationHost`` shows one at a time: an alert, a toast, a sheet.
+///
+/// A host is generic over its item: ``AlertHost`` presents ``AlertData`` and ``ToastHost``
+/// presents ``Toast``. An item says how to answer it (its ``Choice``), which action an answer
+/// runs, and whether it expires on its own.
+///
+/// ```swift
+/// struct Banner: Presentable {
+///   let id = PresentationID()
+///   var text: String
+///   var title: String { text }
+///   var deduplicationKey: String? { text }
+///   var lifetime: Duration? { .seconds(5) }
+///   var expiryChoice: Banner.Choice? { .expired }
+///   enum Choice: Sendable, Equatable, CustomStringConvertible {
+///     case expired
+///     var description: String { "expired" }
+///   }
+///   func isValid(_ choice: Choice) -> Bool { true }
+///   func action(for choice: Choice?) -> (@Sendable () async -> Void)? { nil }
+/// }
+/// ```
+public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
+  /// An answer to the item: the button tapped, or that it expired.
+  associatedtype Choice: Sendable, Equatable, CustomStringConvertible
+
+  /// The line that events and outcome reports show for the item.
+  var title: String { get }
+
+  /// Items with the same non-`nil` key are duplicates: a host whose policy deduplicates keeps
+  /// the first and drops the later ones.
+  var deduplicationKey: String? { get }
+
+  /// How long the item stays once presented before it expires, or `nil` to stay until answered.
+  var lifetime: Duration? { get }
+
+  /// The choice recorded when the item expires.
+  var expiryChoice: Choice? { get }
+
+  /// Whether a choice belongs to this item, such as a button the alert has.
+  func isValid(_ choice: Choice) -> Bool
+
+  /// The action a choice runs, or the action of a dismissal when `choice` is `nil`.
+  func action(for choice: Choice?) -> (@Sendable () async -> Void)?
+}

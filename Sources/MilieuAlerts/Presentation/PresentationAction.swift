@@ -1,0 +1,78 @@
+import Milieu
+
+/// The engine behind ``ShowAlertAction`` and ``ShowToastAction``: hands items to a host, or to
+/// a replacement in tests, and resolves each exactly once.
+struct PresentationAction<Item: Presentable>: Sendable {
+  typealias Outcome = PresentationOutcome<Item.Choice>
+
+  /// Takes an item and a resolution; must resolve it, now or later (a resolution that goes away
+  /// unresolved resolves as unanswered).
+  let deliver: @Sendable (Item, Resolution<Item.Choice>?) -> Void
+  /// Withdraws an item whose awaiting task was cancelled.
+  let withdraw: @Sendable (PresentationID) -> Void
+
+  /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
+  /// resolves as ``DropReason/hostDeallocated``.
+  init(host: PresentationHost<Item>) {
+    deliver = { [weak host] item, resolution in
+      guard let host else {
+        resolution?.resolve(.dropped(.hostDeallocated))
+        return
+      }
+      host.show(item, resolution: resolution)
+    }
+    withdraw = { [weak host] id in host?.withdraw(id) }
+  }
+
+  init(
+    deliver: @escaping @Sendable (Item, Resolution<Item.Choice>?) -> Void,
+    withdraw: @escaping @Sendable (PresentationID) -> Void = { _ in }
+  ) {
+    self.deliver = deliver
+    self.withdraw = withdraw
+  }
+
+  /// Reports that no host is installed, then drops the item as ``DropReason/noHost``.
+  static func noHost(_ what: String, install: String) -> Self {
+    Self { item, resolution in
+      EnvironmentNode.current[\.issueReporter].report(
+        EnvironmentIssue(
+          "\(what) \"\(item.title)\" was dropped: no host is installed on the path from "
+            + "\(EnvironmentNode.current.name.map { "node \"\($0)\"" } ?? "the current node") "
+            + "to the root. \(install)",
+          at: item.callSiteForDiagnostics))
+      resolution?.resolve(.dropped(.noHost))
+    }
+  }
+
+  func callAsFunction(_ item: Item) {
+    deliver(item, nil)
+  }
+
+  func callAsFunction(_ item: Item, completion: @escaping @Sendable (Outcome) -> Void) {
+    deliver(item, Resolution(completion))
+  }
+
+  func ask(_ item: Item) async -> Outcome {
+    await PresentationHost<Item>.awaitOutcome(of: item) { resolution in
+      deliver(item, resolution)
+    } withdraw: {
+      withdraw(item.id)
+    }
+  }
+}
+
+extension Presentable {
+  /// Where the item was made, for diagnostics, when the item knows.
+  var callSiteForDiagnostics: CallSite {
+    (self as? any CallSiteProviding)?.callSite
+      ?? CallSite(fileID: "<unknown>", filePath: "<unknown>", line: 0, column: 0)
+  }
+}
+
+/// An item that remembers where it was made.
+protocol CallSiteProviding {
+  var callSite: CallSite { get }
+}
+
+extension AlertData: CallSiteProviding {}

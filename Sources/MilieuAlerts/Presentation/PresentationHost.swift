@@ -1,0 +1,422 @@
+import Milieu
+
+/// Owns the one item being shown — `current`, a single optional — and the items waiting
+/// behind it, and hands them to a presenter one at a time.
+///
+/// ``AlertHost`` and ``ToastHost`` are this host over ``AlertData`` and ``Toast``. Items
+/// arrive through ``show(_:completion:)`` (usually from a ``ShowAlertAction``); the host applies
+/// its ``PresentationPolicy``, makes an item current, calls its ``Presenter``, and waits for an
+/// answer: ``choose(_:for:)``, ``dismiss(_:)``, or the item's expiry. Then `current` becomes
+/// `nil` and the next waiting item is presented.
+///
+/// ```swift
+/// let host = AlertHost()  // no presenter: a headless program drives it
+/// host.show(AlertData(title: "Saved"))
+/// if let alert = host.current {
+///   try host.tap(alert.buttons[0], of: alert)
+/// }
+/// ```
+///
+/// Every item resolves exactly once: chosen, dismissed, or dropped with a ``DropReason``,
+/// including when the host is deallocated with items still waiting.
+///
+/// The host never holds its lock while it runs user code, calls its presenter or delivers an
+/// outcome: those run afterwards, in order, on the thread that caused them. A presenter may
+/// therefore answer from inside ``Presenter/present(_:in:)``, and a button action that shows
+/// another item just queues it.
+public final class PresentationHost<Item: Presentable>: Sendable {
+  /// How a new item, a duplicate and a full queue are treated.
+  public let policy: PresentationPolicy
+
+  private let presenter: (any Presenter<Item>)?
+  private let clock: any Clock<Duration>
+  private let state = Lock(State())
+
+  typealias Outcome = PresentationOutcome<Item.Choice>
+
+  struct Entry: Sendable {
+    let item: Item
+    let resolution: Resolution<Item.Choice>?
+  }
+
+  fileprivate enum Effect: Sendable {
+    case present(Item)
+    case withdraw(Item)
+    case resolve(Resolution<Item.Choice>?, Outcome)
+    case event(PresentationEvent<Item>)
+    case expire(Item, after: Duration)
+  }
+
+  fileprivate struct State: ~Copyable, Sendable {
+    var current: Entry?
+    var pending = PendingQueue<Entry>()
+    var keys: [String: PresentationID] = [:]
+    var effects: [Effect] = []
+    var isDelivering = false
+    var subscribers: [Int: AsyncStream<PresentationEvent<Item>>.Continuation] = [:]
+    var nextSubscriber = 0
+  }
+
+  /// Creates a host.
+  ///
+  /// ```swift
+  /// let host = AlertHost(policy: .replace, presenter: TerminalAlertPresenter())
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - policy: How a new item, a duplicate and a full queue are treated.
+  ///   - presenter: Draws the items; without one the host still holds its state, so a
+  ///     headless program or a test can drive it.
+  ///   - clock: The clock that times items with a ``Presentable/lifetime``, such as toasts.
+  public init(
+    policy: PresentationPolicy = .queue, presenter: (any Presenter<Item>)? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.policy = policy
+    self.presenter = presenter
+    self.clock = clock
+  }
+
+  deinit {
+    let (entries, subscribers) = state.withLock { state in
+      var entries = state.pending.removeAll()
+      if let current = state.current.take() { entries.insert(current, at: 0) }
+      return (entries, state.subscribers.values)
+    }
+    for entry in entries {
+      for subscriber in subscribers { subscriber.yield(.dropped(entry.item, .hostDeallocated)) }
+      entry.resolution?.resolve(.dropped(.hostDeallocated))
+    }
+    for subscriber in subscribers { subscriber.finish() }
+  }
+
+  // MARK: State
+
+  /// The item being shown, or `nil`.
+  public var current: Item? { state.withLock { $0.current?.item } }
+
+  /// The items waiting behind ``current``, first to be shown first.
+  public var pending: [Item] { state.withLock { $0.pending.elements.map(\.item) } }
+
+  /// The number of items waiting behind ``current``.
+  public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+  // MARK: Showing
+
+  /// Shows an item now, or queues it, according to the ``policy``.
+  ///
+  /// ```swift
+  /// host.show(AlertData(title: "Saved")) { outcome in print("Saved:", outcome) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - item: The item.
+  ///   - completion: Receives the item's outcome, exactly once.
+  public func show(
+    _ item: Item, completion: (@Sendable (PresentationOutcome<Item.Choice>) -> Void)? = nil
+  ) {
+    show(item, resolution: completion.map { Resolution($0) })
+  }
+
+  func show(_ item: Item, resolution: Resolution<Item.Choice>?) {
+    let entry = Entry(item: item, resolution: resolution)
+    mutate { state in
+      if policy.deduplicates, let key = item.deduplicationKey, let original = state.keys[key] {
+        state.drop(entry, .duplicate(of: original))
+        return
+      }
+      guard let shown = state.current else {
+        state.effects.append(.event(.enqueued(item)))
+        state.makeCurrent(entry)
+        return
+      }
+      switch policy.whenBusy {
+      case .dropNew:
+        state.drop(entry, .busy)
+      case .replace:
+        state.effects.append(.event(.enqueued(item)))
+        state.current = nil
+        state.forget(shown.item)
+        state.effects.append(.withdraw(shown.item))
+        state.drop(shown, .replaced(by: item.id))
+        state.makeCurrent(entry)
+      case .enqueue:
+        if state.pending.count >= policy.maximumPending {
+          guard policy.overflow == .dropOldest, let oldest = state.pending.popFirst() else {
+            state.drop(entry, .queueFull(limit: policy.maximumPending))
+            return
+          }
+          state.forget(oldest.item)
+          state.drop(oldest, .queueFull(limit: policy.maximumPending))
+        }
+        if policy.maximumPending == 0 {
+          state.drop(entry, .queueFull(limit: 0))
+          return
+        }
+        state.remember(item)
+        state.pending.append(entry)
+        state.effects.append(.event(.enqueued(item)))
+      }
+    }
+  }
+
+  /// Shows an item and waits for its outcome.
+  ///
+  /// If the waiting task is cancelled, the item is withdrawn and resolves as
+  /// ``DropReason/cancelled``.
+  ///
+  /// ```swift
+  /// let outcome = await host.outcome(of: AlertData(title: "Continue?", buttons: [.default("Yes"), .cancel()]))
+  /// ```
+  ///
+  /// - Parameter item: The item.
+  /// - Returns: How the item was resolved.
+  public func outcome(of item: Item) async -> PresentationOutcome<Item.Choice> {
+    await Self.awaitOutcome(of: item) { resolution in
+      self.show(item, resolution: resolution)
+    } withdraw: {
+      self.withdraw(item.id)
+    }
+  }
+
+  /// Waits for an outcome delivered through a ``Resolution``; cancellation withdraws the item.
+  static func awaitOutcome(
+    of item: Item, deliver: (Resolution<Item.Choice>) -> Void,
+    withdraw: @escaping @Sendable () -> Void
+  ) async -> PresentationOutcome<Item.Choice> {
+    // Weak: whoever handles the item owns the resolution, so that if it lets the resolution go
+    // unanswered, the resolution's deinit resumes the continuation.
+    let box = WeakResolution<Item.Choice>()
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let resolution = Resolution<Item.Choice> { continuation.resume(returning: $0) }
+        box.set(resolution)
+        deliver(resolution)
+        if Task.isCancelled {
+          resolution.resolve(.dropped(.cancelled))
+          withdraw()
+        }
+      }
+    } onCancel: {
+      box.get()?.resolve(.dropped(.cancelled))
+      withdraw()
+    }
+  }
+
+  // MARK: Answering
+
+  /// Answers the current item with a choice and starts the choice's action.
+  ///
+  /// The action runs at most once, in a new task when it exists; the outcome is delivered when
+  /// it has finished. Use the `async` form to wait for the action.
+  ///
+  /// - Parameters:
+  ///   - choice: The answer, which must belong to the item.
+  ///   - item: The item, which must be ``current``.
+  /// - Throws: ``PresentationError`` when the item is not current or the choice is not its
+  ///   own; then nothing changes.
+  public func choose(_ choice: Item.Choice, for item: Item) throws(PresentationError) {
+    let (entry, action) = try resolveCurrent(item, with: choice)
+    guard let action else {
+      entry.resolution?.resolve(.chosen(choice))
+      return
+    }
+    Task {
+      await action()
+      entry.resolution?.resolve(.chosen(choice))
+    }
+  }
+
+  /// Answers the current item with a choice and waits for the choice's action to finish.
+  ///
+  /// - Parameters:
+  ///   - choice: The answer, which must belong to the item.
+  ///   - item: The item, which must be ``current``.
+  /// - Throws: ``PresentationError`` when the item is not current or the choice is not its
+  ///   own; then nothing changes.
+  public func choose(_ choice: Item.Choice, for item: Item) async throws(PresentationError) {
+    let (entry, action) = try resolveCurrent(item, with: choice)
+    await action?()
+    entry.resolution?.resolve(.chosen(choice))
+  }
+
+  /// Dismisses the current item without a choice; for an alert, this runs the cancel button's
+  /// action.
+  ///
+  /// - Parameter item: The item, which must be ``current``.
+  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
+  ///   changes.
+  public func dismiss(_ item: Item) throws(PresentationError) {
+    let (entry, action) = try resolveCurrent(item, with: nil)
+    guard let action else {
+      entry.resolution?.resolve(.dismissed)
+      return
+    }
+    Task {
+      await action()
+      entry.resolution?.resolve(.dismissed)
+    }
+  }
+
+  /// Dismisses the current item and waits for its dismissal action to finish.
+  ///
+  /// - Parameter item: The item, which must be ``current``.
+  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
+  ///   changes.
+  public func dismiss(_ item: Item) async throws(PresentationError) {
+    let (entry, action) = try resolveCurrent(item, with: nil)
+    await action?()
+    entry.resolution?.resolve(.dismissed)
+  }
+
+  /// Takes an item away, shown or waiting, without an answer: it resolves as
+  /// ``DropReason/cancelled``. Does nothing if the item is already resolved.
+  ///
+  /// - Parameter id: The item's identifier.
+  public func withdraw(_ id: PresentationID) {
+    mutate { state in
+      if let shown = state.current, shown.item.id == id {
+        state.current = nil
+        state.forget(shown.item)
+        state.effects.append(.withdraw(shown.item))
+        state.drop(shown, .cancelled)
+        state.presentNext()
+      } else if let waiting = state.pending.remove(where: { $0.item.id == id }) {
+        state.forget(waiting.item)
+        state.drop(waiting, .cancelled)
+      }
+    }
+  }
+
+  /// Makes the current item answered: validates, then presents the next one.
+  private func resolveCurrent(
+    _ item: Item, with choice: Item.Choice?
+  ) throws(PresentationError) -> (Entry, (@Sendable () async -> Void)?) {
+    let result: Result<Entry, PresentationError> = mutate { state in
+      guard let shown = state.current, shown.item.id == item.id else {
+        return .failure(
+          .notCurrent(item.id, title: item.title, current: state.current?.item.id))
+      }
+      if let choice, !shown.item.isValid(choice) {
+        return .failure(.invalidChoice("\(choice)", item: item.id, title: item.title))
+      }
+      state.current = nil
+      state.forget(shown.item)
+      state.effects.append(
+        .event(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item)))
+      state.presentNext()
+      return .success(shown)
+    }
+    let entry = try result.get()
+    return (entry, entry.item.action(for: choice))
+  }
+
+  // MARK: Events
+
+  /// A stream of everything that happens to items in this host, from now on.
+  ///
+  /// Each call returns a new stream; every stream receives every event, in order. Streams
+  /// finish when the host is deallocated.
+  ///
+  /// ```swift
+  /// Task {
+  ///   for await event in host.events() { log(event) }
+  /// }
+  /// ```
+  ///
+  /// - Parameter bufferingPolicy: What the stream keeps while its consumer is busy.
+  /// - Returns: The stream.
+  public func events(
+    bufferingPolicy: AsyncStream<PresentationEvent<Item>>.Continuation.BufferingPolicy =
+      .unbounded
+  ) -> AsyncStream<PresentationEvent<Item>> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: PresentationEvent<Item>.self, bufferingPolicy: bufferingPolicy)
+    let identifier = state.withLock { state in
+      state.nextSubscriber += 1
+      state.subscribers[state.nextSubscriber] = continuation
+      return state.nextSubscriber
+    }
+    continuation.onTermination = { [weak self] _ in
+      self?.state.withLock { _ = $0.subscribers.removeValue(forKey: identifier) }
+    }
+    return stream
+  }
+
+  // MARK: Delivery
+
+  /// Changes the state under the lock, then delivers the effects it queued, in order, with no
+  /// lock held. If another call is already delivering, it delivers these too.
+  private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+    let (result, mustDeliver) = state.withLock { state in
+      let result = body(&state)
+      guard !state.isDelivering, !state.effects.isEmpty else { return (result, false) }
+      state.isDelivering = true
+      return (result, true)
+    }
+    if mustDeliver { deliver() }
+    return result
+  }
+
+  private func deliver() {
+    while true {
+      let (effects, subscribers) = state.withLock { state in
+        let effects = state.effects
+        state.effects = []
+        if effects.isEmpty { state.isDelivering = false }
+        return (effects, effects.isEmpty ? [] : Array(state.subscribers.values))
+      }
+      if effects.isEmpty { return }
+      for effect in effects {
+        switch effect {
+        case .present(let item): presenter?.present(item, in: self)
+        case .withdraw(let item): presenter?.withdraw(item, from: self)
+        case .resolve(let resolution, let outcome): resolution?.resolve(outcome)
+        case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
+        case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)
+        }
+      }
+    }
+  }
+
+  private func scheduleExpiry(of item: Item, after lifetime: Duration) {
+    guard let choice = item.expiryChoice else { return }
+    let clock = clock
+    Task { [weak self] in
+      try? await clock.sleep(for: lifetime)
+      try? await self?.choose(choice, for: item)
+    }
+  }
+}
+
+extension PresentationHost.State {
+  fileprivate mutating func makeCurrent(_ entry: PresentationHost.Entry) {
+    remember(entry.item)
+    current = entry
+    effects.append(.event(.presented(entry.item)))
+    effects.append(.present(entry.item))
+    if let lifetime = entry.item.lifetime { effects.append(.expire(entry.item, after: lifetime)) }
+  }
+
+  fileprivate mutating func presentNext() {
+    if let next = pending.popFirst() {
+      current = next
+      effects.append(.event(.presented(next.item)))
+      effects.append(.present(next.item))
+      if let lifetime = next.item.lifetime { effects.append(.expire(next.item, after: lifetime)) }
+    }
+  }
+
+  fileprivate mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
+    effects.append(.event(.dropped(entry.item, reason)))
+    effects.append(.resolve(entry.resolution, .dropped(reason)))
+  }
+
+  fileprivate mutating func remember(_ item: Item) {
+    if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
+  }
+
+  fileprivate mutating func forget(_ item: Item) {
+    if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
+  }
+}

@@ -1,0 +1,35 @@
+/// Draws a host's items and reports the user's answers back to the host.
+///
+/// A host calls ``present(_:in:)`` when an item becomes the one shown and ``withdraw(_:from:)``
+/// when it goes away without the presenter answering (replaced, cancelled). The presenter
+/// answers by calling the host: ``PresentationHost/choose(_:for:)`` or
+/// ``PresentationHost/dismiss(_:)``, or for alerts ``PresentationHost/tap(_:of:)``, now or
+/// later, from any thread. The host never holds a lock while it calls its presenter, so a
+/// presenter may answer from inside ``present(_:in:)``.
+///
+/// ```swift
+/// struct TapFirstButton: Presenter {
+///   func present(_ alert: AlertData, in host: AlertHost) {
+///     try? host.tap(alert.buttons[0], of: alert)
+///   }
+///   func withdraw(_ alert: AlertData, from host: AlertHost) {}
+/// }
+/// ```
+public protocol Presenter<Item>: Sendable {
+  /// The kind of item this presenter draws.
+  associatedtype Item: Presentable
+
+  /// Shows an item that became current in a host.
+  ///
+  /// - Parameters:
+  ///   - item: The item to show.
+  ///   - host: The host to answer.
+  func present(_ item: Item, in host: PresentationHost<Item>)
+
+  /// Takes away an item the host no longer shows.
+  ///
+  /// - Parameters:
+  ///   - item: The item to take away.
+  ///   - host: The host that withdrew it.
+  func withdraw(_ item: Item, from host: PresentationHost<Item>)
+}

@@ -1,0 +1,51 @@
+import Milieu
+
+/// Delivers an item's outcome exactly once.
+///
+/// The first ``resolve(_:)`` wins and later ones are ignored. If the last reference goes away
+/// before anyone resolved it — a custom action that dropped its completion — it resolves as
+/// ``DropReason/unanswered``, so a continuation waiting on it never leaks.
+final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
+  typealias Completion = @Sendable (PresentationOutcome<Choice>) -> Void
+
+  private let completion: Lock<Completion?>
+
+  init(_ completion: @escaping Completion) {
+    self.completion = Lock(completion)
+  }
+
+  /// Delivers the outcome, unless one was delivered before.
+  ///
+  /// - Returns: Whether this call delivered it.
+  @discardableResult
+  func resolve(_ outcome: PresentationOutcome<Choice>) -> Bool {
+    guard let completion = completion.withLock({ $0.take() }) else { return false }
+    completion(outcome)
+    return true
+  }
+
+  var isResolved: Bool { completion.withLock { $0 == nil } }
+
+  deinit {
+    if let completion = completion.withLock({ $0.take() }) {
+      completion(.dropped(.unanswered))
+    }
+  }
+}
+
+/// A weak, thread-safe reference to a resolution.
+final class WeakResolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
+  private let reference = Lock(Reference())
+
+  private struct Reference: Sendable {
+    weak var resolution: Resolution<Choice>?
+  }
+
+  func set(_ resolution: Resolution<Choice>) {
+    reference.withLock { $0.resolution = resolution }
+  }
+
+  func get() -> Resolution<Choice>? {
+    reference.withLock { $0.resolution }
+  }
+}

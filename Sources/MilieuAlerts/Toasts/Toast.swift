@@ -1,0 +1,113 @@
+import Milieu
+
+/// A short message that shows for a while and goes away on its own.
+///
+/// Toasts are the second kind of item a ``PresentationHost`` presents: several queue, each is
+/// shown in turn, and each expires after its ``duration`` on the host's clock.
+///
+/// ```swift
+/// showToast("Saved 3 notes", style: .success)
+/// ```
+public struct Toast: Presentable, CallSiteProviding {
+  /// How a toast looks.
+  public enum Style: String, Sendable, CaseIterable {
+    /// Neutral news.
+    case info
+    /// Something worked.
+    case success
+    /// Something needs attention.
+    case warning
+    /// Something failed.
+    case error
+  }
+
+  /// How a toast ended on its own.
+  public enum Ending: Sendable, Equatable, CustomStringConvertible {
+    /// Its duration ran out.
+    case expired
+
+    /// `expired`.
+    public var description: String { "expired" }
+  }
+
+  /// How long a toast shows unless told otherwise: three seconds.
+  public static let defaultDuration = Duration.seconds(3)
+
+  /// The toast's identity, unique in the process.
+  public let id: PresentationID
+  /// The text.
+  public let message: String
+  /// How the toast looks.
+  public let style: Style
+  /// How long the toast shows once presented.
+  public let duration: Duration
+  /// Toasts with the same key are duplicates: a deduplicating host shows only the first.
+  public let deduplicationKey: String?
+  /// Where the toast was made.
+  public let callSite: CallSite
+
+  /// Makes a toast. A duration that is not positive is reported and replaced by
+  /// ``defaultDuration``.
+  ///
+  /// ```swift
+  /// let toast = Toast("Copied", style: .info, duration: .seconds(1))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - message: The text.
+  ///   - style: How the toast looks.
+  ///   - duration: How long it shows once presented.
+  ///   - deduplicationKey: Toasts with the same key are duplicates.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  public init(
+    _ message: String, style: Style = .info, duration: Duration = Toast.defaultDuration,
+    deduplicationKey: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    id = PresentationID()
+    self.message = message
+    self.style = style
+    self.deduplicationKey = deduplicationKey
+    self.callSite = callSite
+    if duration > .zero {
+      self.duration = duration
+    } else {
+      self.duration = Self.defaultDuration
+      EnvironmentNode.current[\.issueReporter].report(
+        EnvironmentIssue(
+          "a toast made at \(callSite) has the duration \(duration), which is not positive; it "
+            + "shows for \(Self.defaultDuration) instead. Fix: pass a positive duration.",
+          at: callSite))
+    }
+  }
+
+  /// The message.
+  public var title: String { message }
+  /// A toast lasts its ``duration``.
+  public var lifetime: Duration? { duration }
+  /// A toast ends as ``Ending/expired``.
+  public var expiryChoice: Ending? { .expired }
+
+  /// Every ending belongs to every toast.
+  ///
+  /// - Parameter choice: The ending.
+  /// - Returns: `true`.
+  public func isValid(_ choice: Ending) -> Bool { true }
+
+  /// Toasts run no action.
+  ///
+  /// - Parameter choice: The ending.
+  /// - Returns: `nil`.
+  public func action(for choice: Ending?) -> (@Sendable () async -> Void)? { nil }
+}
+
+/// The host that shows toasts one after the other, each for its duration.
+public typealias ToastHost = PresentationHost<Toast>
+
+/// How a toast was resolved: expired, dismissed, or dropped with a reason.
+public typealias ToastOutcome = PresentationOutcome<Toast.Ending>

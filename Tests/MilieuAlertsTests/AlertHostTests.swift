@@ -1,0 +1,261 @@
+import Milieu
+import MilieuAlerts
+import Synchronization
+import Testing
+
+@Suite struct AlertHostTests {
+  @Test func theFirstAlertIsCurrentAndTheRestWaitInOrder() {
+    let presenter = RecordingPresenter<AlertData>()
+    let host = AlertHost(presenter: presenter)
+    let first = AlertData(title: "1")
+    host.show(first)
+    host.show(AlertData(title: "2"))
+    host.show(AlertData(title: "3"))
+    #expect(host.current?.id == first.id)
+    #expect(host.pending.map(\.title) == ["2", "3"])
+    #expect(presenter.entries == ["present 1"])
+  }
+
+  @Test func aTapRunsTheActionOnceResolvesAndPresentsTheNext() async throws {
+    let presenter = RecordingPresenter<AlertData>()
+    let host = AlertHost(presenter: presenter)
+    let runs = Counter()
+    let first = AlertData(title: "1", buttons: [.default("Go") { runs.increment() }, .cancel()])
+    let outcome = Outcomes()
+    host.show(first) { outcome.append($0) }
+    host.show(AlertData(title: "2"))
+
+    try await host.tap(first.buttons[0], of: first)
+    #expect(runs.count == 1)
+    #expect(outcome.all == [.chosen(AlertChoice(first.buttons[0], at: 0))])
+    #expect(host.current?.title == "2")
+    #expect(presenter.entries == ["present 1", "present 2"])
+
+    // A second tap on the same alert is stale: an error, and nothing changes.
+    await #expect(throws: PresentationError.self) {
+      try await host.tap(first.buttons[0], of: first)
+    }
+    #expect(runs.count == 1)
+    #expect(host.current?.title == "2")
+    #expect(outcome.all.count == 1)
+  }
+
+  @Test func aTapOnAButtonTheAlertDoesNotHaveChangesNothing() {
+    let host = AlertHost()
+    let alert = AlertData(title: "A", buttons: [.default("Yes"), .cancel()])
+    let stranger = AlertButton("Yes")
+    host.show(alert)
+    #expect(throws: PresentationError.invalidChoice("button \"Yes\"", item: alert.id, title: "A")) {
+      try host.tap(stranger, of: alert)
+    }
+    #expect(host.current?.id == alert.id)
+  }
+
+  @Test func aStaleTapNamesTheAlertShown() {
+    let host = AlertHost()
+    let old = AlertData(title: "Old")
+    let shown = AlertData(title: "Shown")
+    host.show(shown)
+    do {
+      try host.tap(old.buttons[0], of: old)
+      Issue.record("the stale tap was accepted")
+    } catch {
+      #expect(error == .notCurrent(old.id, title: "Old", current: shown.id))
+      #expect(error.description.contains("is not the one shown (\(shown.id) is)"))
+    }
+  }
+
+  @Test func dismissingRunsTheCancelActionAndResolvesAsDismissed() async throws {
+    let host = AlertHost()
+    let cancelled = Counter()
+    let outcomes = Outcomes()
+    let alert = AlertData(
+      title: "A", buttons: [.default("Go"), .cancel("Stop") { cancelled.increment() }])
+    host.show(alert) { outcomes.append($0) }
+    try await host.dismiss(alert)
+    #expect(cancelled.count == 1)
+    #expect(outcomes.all == [.dismissed])
+    #expect(host.current == nil)
+  }
+
+  @Test func theSyncTapRunsAnAsyncActionToCompletionBeforeResolving() async throws {
+    let host = AlertHost()
+    let ran = Counter()
+    let alert = AlertData(
+      title: "A",
+      buttons: [
+        .default("Go") {
+          await Task.yield()
+          ran.increment()
+        }
+      ])
+    let outcome = await withCheckedContinuation { continuation in
+      host.show(alert) { continuation.resume(returning: $0) }
+      do { try host.tap(alert.buttons[0], of: alert) } catch { Issue.record("\(error)") }
+    }
+    #expect(ran.count == 1)
+    #expect(outcome.tappedButton?.title == "Go")
+  }
+
+  @Test func anActionThatShowsAnotherAlertQueuesIt() async throws {
+    let presenter = RecordingPresenter<AlertData>()
+    let host = AlertHost(presenter: presenter)
+    let follow = AlertData(title: "Follow-up")
+    let first = AlertData(title: "First", buttons: [.default("Next") { host.show(follow) }])
+    host.show(first)
+    try await host.tap(first.buttons[0], of: first)
+    #expect(host.current?.id == follow.id)
+    #expect(presenter.entries == ["present First", "present Follow-up"])
+  }
+
+  @Test func aPresenterThatAnswersInsidePresentDrainsTheQueueWithoutRecursion() async {
+    let host = AlertHost(presenter: TapFirstButtonPresenter())
+    let outcomes = Outcomes()
+    for index in 0..<2_000 { host.show(AlertData(title: "\(index)")) { outcomes.append($0) } }
+    #expect(host.current == nil)
+    #expect(outcomes.all.count == 2_000)
+  }
+
+  @Test func duplicatesAreDroppedWhileTheOriginalIsShownOrWaiting() {
+    let host = AlertHost()
+    let outcomes = Outcomes()
+    let original = AlertData(title: "Offline", deduplicationKey: "offline")
+    host.show(original)
+    host.show(AlertData(title: "Offline again", deduplicationKey: "offline")) {
+      outcomes.append($0)
+    }
+    #expect(outcomes.all == [.dropped(.duplicate(of: original.id))])
+    #expect(host.pendingCount == 0)
+
+    // Once the original is answered, the key is free again.
+    try? host.dismiss(original)
+    host.show(AlertData(title: "Offline a third time", deduplicationKey: "offline"))
+    #expect(host.current?.title == "Offline a third time")
+  }
+
+  @Test func aFullQueueDropsTheNewAlertByDefault() {
+    let host = AlertHost(policy: PresentationPolicy(maximumPending: 2))
+    let outcomes = Outcomes()
+    for index in 0..<4 { host.show(AlertData(title: "\(index)")) { outcomes.append($0) } }
+    #expect(host.current?.title == "0")
+    #expect(host.pending.map(\.title) == ["1", "2"])
+    #expect(outcomes.all == [.dropped(.queueFull(limit: 2))])
+  }
+
+  @Test func aFullQueueCanDropTheOldestInstead() {
+    let host = AlertHost(policy: PresentationPolicy(maximumPending: 2, overflow: .dropOldest))
+    let outcomes = Outcomes()
+    for index in 0..<4 { host.show(AlertData(title: "\(index)")) { outcomes.append($0) } }
+    #expect(host.pending.map(\.title) == ["2", "3"])
+    #expect(outcomes.all == [.dropped(.queueFull(limit: 2))])
+  }
+
+  @Test func theReplacePolicyWithdrawsTheShownAlert() {
+    let presenter = RecordingPresenter<AlertData>()
+    let host = AlertHost(policy: .replace, presenter: presenter)
+    let outcomes = Outcomes()
+    let first = AlertData(title: "First")
+    let second = AlertData(title: "Second")
+    host.show(first) { outcomes.append($0) }
+    host.show(second)
+    #expect(host.current?.id == second.id)
+    #expect(outcomes.all == [.dropped(.replaced(by: second.id))])
+    #expect(presenter.entries == ["present First", "withdraw First", "present Second"])
+  }
+
+  @Test func theDropNewPolicyKeepsTheShownAlert() {
+    let host = AlertHost(policy: .dropNew)
+    let outcomes = Outcomes()
+    host.show(AlertData(title: "First"))
+    host.show(AlertData(title: "Second")) { outcomes.append($0) }
+    #expect(host.current?.title == "First")
+    #expect(outcomes.all == [.dropped(.busy)])
+  }
+
+  @Test func aHostDeallocatedWithAwaitersResolvesThemAll() async {
+    var host: AlertHost? = AlertHost()
+    let action = host.map { ShowAlertAction(host: $0) }
+    let waiters = (0..<3).map { index in
+      Task { await action?.ask(title: "\(index)") }
+    }
+    await eventually("all three alerts reached the host") {
+      (host?.pendingCount ?? 0) == 2 && host?.current != nil
+    }
+    weak let weakHost = host
+    host = nil
+    #expect(weakHost == nil)
+    for waiter in waiters {
+      #expect(await waiter.value == .dropped(.hostDeallocated))
+    }
+    // Showing through the action afterwards resolves at once.
+    #expect(await action?.ask(title: "late") == .dropped(.hostDeallocated))
+  }
+
+  @Test func cancellingAnAwaitingTaskWithdrawsItsAlert() async {
+    let presenter = RecordingPresenter<AlertData>()
+    let host = AlertHost(presenter: presenter)
+    let action = ShowAlertAction(host: host)
+    host.show(AlertData(title: "Blocking"))
+    let waiter = Task { await action.ask(title: "Waiting") }
+    await eventually("the alert is queued") { host.pendingCount == 1 }
+    waiter.cancel()
+    #expect(await waiter.value == .dropped(.cancelled))
+    #expect(host.pendingCount == 0)
+
+    let shown = Task { await action.ask(title: "Shown") }
+    if let blocking = host.current { try? await host.dismiss(blocking) }
+    await eventually("the alert is shown") { host.current?.title == "Shown" }
+    shown.cancel()
+    #expect(await shown.value == .dropped(.cancelled))
+    #expect(host.current == nil)
+    #expect(presenter.entries.suffix(2) == ["present Shown", "withdraw Shown"])
+  }
+
+  @Test func anAlreadyCancelledTaskResolvesAsCancelled() async {
+    let host = AlertHost()
+    let action = ShowAlertAction(host: host)
+    let outcome = await Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await action.ask(title: "Too late")
+    }.value
+    #expect(outcome == .dropped(.cancelled))
+    #expect(host.current == nil)
+  }
+
+  @Test func eventsTellTheWholeStory() async throws {
+    let host = AlertHost(policy: PresentationPolicy(maximumPending: 1))
+    var events = host.events().makeAsyncIterator()
+    let first = AlertData(title: "1", buttons: [.default("Go"), .cancel()])
+    let second = AlertData(title: "2")
+    let third = AlertData(title: "3")
+    host.show(first)
+    host.show(second)
+    host.show(third)
+    try await host.tap(first.buttons[0], of: first)
+    try await host.dismiss(second)
+
+    var story: [String] = []
+    for _ in 0..<7 {
+      guard let event = await events.next() else { break }
+      switch event {
+      case .enqueued(let alert): story.append("enqueued \(alert.title)")
+      case .presented(let alert): story.append("presented \(alert.title)")
+      case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
+      case .dismissed(let alert): story.append("dismissed \(alert.title)")
+      case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
+      }
+    }
+    #expect(
+      story == [
+        "enqueued 1", "presented 1", "enqueued 2", "dropped 3: the queue is full (limit 1)",
+        "1 tapped Go", "presented 2", "dismissed 2",
+      ])
+  }
+}
+
+/// Collects outcomes in arrival order.
+final class Outcomes: Sendable {
+  private let outcomes = Mutex<[AlertOutcome]>([])
+  func append(_ outcome: AlertOutcome) { outcomes.withLock { $0.append(outcome) } }
+  var all: [AlertOutcome] { outcomes.withLock { $0 } }
+}

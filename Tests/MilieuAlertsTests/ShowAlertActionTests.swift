@@ -1,0 +1,108 @@
+import Milieu
+import MilieuAlerts
+import Testing
+
+enum NoteAlert: AlertProvider {
+  case deleteFailed(name: String)
+
+  var alert: AlertData {
+    switch self {
+    case .deleteFailed(let name): AlertData(title: "Could not delete \(name)")
+    }
+  }
+}
+
+struct DeepService {
+  @Environment(\.showAlert) var showAlert
+  func warn() { showAlert(title: "Careful") }
+}
+
+@Suite struct ShowAlertActionTests {
+  @Test func withNoHostTheCallSiteIsReportedAndTheAlertDropped() async {
+    let line: UInt = #line + 2
+    let (outcome, issues) = await collectingIssuesAsync {
+      await EnvironmentNode.current[\.showAlert].ask(title: "Nobody listens")
+    }
+    #expect(outcome == .dropped(.noHost))
+    #expect(issues.count == 1)
+    #expect(issues.first?.location.line == line)
+    #expect(issues.first?.location.fileID == #fileID)
+    #expect(
+      issues.first?.message.contains("\"Nobody listens\" was dropped: no host is installed") == true
+    )
+    #expect(issues.first?.message.contains("installAlertHost()") == true)
+  }
+
+  @Test func aNestedServiceReachesTheHostAtTheRoot() {
+    let app = EnvironmentNode("app")
+    let host = app.installAlertHost()
+    let leaf = app.child("library").child("folder").child("note")
+    let service = leaf.withCurrent { DeepService() }
+    service.warn()
+    #expect(host.current?.title == "Careful")
+    #expect(app[\.alertHost] === host)
+  }
+
+  @Test func theNearestHostWins() {
+    let app = EnvironmentNode("app")
+    let appHost = app.installAlertHost()
+    let sheet = app.child("sheet")
+    let sheetHost = sheet.installAlertHost()
+    sheet.child("form").withCurrent { DeepService() }.warn()
+    app.child("list").withCurrent { DeepService() }.warn()
+    #expect(sheetHost.current?.title == "Careful")
+    #expect(appHost.current?.title == "Careful")
+    #expect(sheetHost.current?.id != appHost.current?.id)
+  }
+
+  @Test func theNodeKeepsItsHostAliveUntilTheOverrideGoes() {
+    let app = EnvironmentNode("app")
+    weak var weakHost: AlertHost?
+    do { weakHost = app.installAlertHost() }
+    #expect(weakHost != nil)
+    app.removeOverride(\.alertHost)
+    #expect(weakHost == nil)
+    #expect(app[\.alertHost] == nil)
+  }
+
+  @Test func aProviderAndAnAlertDataShowTheSame() {
+    let host = AlertHost()
+    let action = ShowAlertAction(host: host)
+    action(NoteAlert.deleteFailed(name: "Groceries"))
+    #expect(host.current?.title == "Could not delete Groceries")
+  }
+
+  @Test func askReturnsTheTappedButton() async throws {
+    let host = AlertHost(presenter: TapFirstButtonPresenter())
+    let action = ShowAlertAction(host: host)
+    let outcome = await action.ask(
+      title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
+    #expect(outcome.tappedButton?.title == "Delete")
+    #expect("\(outcome)" == "tapped Delete")
+  }
+
+  @Test func aCustomActionReceivesAlertsAndResolvesThem() async {
+    let collected = Outcomes()
+    let action = ShowAlertAction { alert, resolve in
+      resolve(.chosen(AlertChoice(alert.buttons[0], at: 0)))
+      resolve(.dismissed)  // ignored: the first resolution wins
+    }
+    let outcome = await action.ask(title: "Mocked")
+    collected.append(outcome)
+    #expect(collected.all == [outcome])
+    #expect(outcome.tappedButton?.title == "OK")
+  }
+
+  @Test func aCustomActionThatNeverAnswersResolvesAsUnanswered() async {
+    let action = ShowAlertAction { _, _ in }
+    #expect(await action.ask(title: "Ignored") == .dropped(.unanswered))
+  }
+
+  @Test func theCompletionFormReportsTheOutcome() async {
+    let host = AlertHost(presenter: TapFirstButtonPresenter())
+    let outcome = await withCheckedContinuation { continuation in
+      ShowAlertAction(host: host)(AlertData(title: "Done")) { continuation.resume(returning: $0) }
+    }
+    #expect(outcome.tappedButton?.title == "OK")
+  }
+}

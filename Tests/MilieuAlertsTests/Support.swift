@@ -1,0 +1,123 @@
+import Milieu
+import MilieuAlerts
+import Synchronization
+import Testing
+
+/// Runs `body` in a node whose issue reporter collects issues instead of failing the test.
+func collectingIssues<Result>(
+  _ body: () throws -> Result
+) rethrows -> (result: Result, issues: [EnvironmentIssue]) {
+  let issues = IssueCollector()
+  let node = EnvironmentNode.current.child("collecting issues") {
+    $0.issueReporter = IssueReporter { issues.append($0) }
+  }
+  let result = try node.withCurrent(body)
+  return (result, issues.all)
+}
+
+/// Runs async `body` in a node whose issue reporter collects issues instead of failing the test.
+func collectingIssuesAsync<Result: Sendable>(
+  _ body: () async -> Result
+) async -> (result: Result, issues: [EnvironmentIssue]) {
+  let issues = IssueCollector()
+  let node = EnvironmentNode.current.child("collecting issues") {
+    $0.issueReporter = IssueReporter { issues.append($0) }
+  }
+  let result = await node.withCurrent { await body() }
+  return (result, issues.all)
+}
+
+final class IssueCollector: Sendable {
+  private let issues = Mutex<[EnvironmentIssue]>([])
+  func append(_ issue: EnvironmentIssue) { issues.withLock { $0.append(issue) } }
+  var all: [EnvironmentIssue] { issues.withLock { $0 } }
+}
+
+/// Records what a host asks of it; answers nothing by itself.
+final class RecordingPresenter<Item: Presentable>: Presenter, Sendable {
+  private let log = Mutex<[String]>([])
+  var entries: [String] { log.withLock { $0 } }
+
+  func present(_ item: Item, in host: PresentationHost<Item>) {
+    log.withLock { $0.append("present \(item.title)") }
+  }
+
+  func withdraw(_ item: Item, from host: PresentationHost<Item>) {
+    log.withLock { $0.append("withdraw \(item.title)") }
+  }
+}
+
+/// Taps an alert's first button as soon as it is presented.
+struct TapFirstButtonPresenter: Presenter {
+  func present(_ alert: AlertData, in host: AlertHost) {
+    do {
+      try host.tap(alert.buttons[0], of: alert)
+    } catch {
+      Issue.record("the presenter's tap was refused: \(error)")
+    }
+  }
+  func withdraw(_ alert: AlertData, from host: AlertHost) {}
+}
+
+/// A thread-safe counter for actions.
+final class Counter: Sendable {
+  private let value = Atomic<Int>(0)
+  func increment() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// Waits, with a bound, until a condition holds; fails loudly when it never does.
+func eventually(
+  _ what: String, within iterations: Int = 10_000,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ condition: () -> Bool
+) async {
+  for _ in 0..<iterations {
+    if condition() { return }
+    await Task.yield()
+  }
+  Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+}
+
+/// A clock that moves only when a test advances it.
+final class ManualClock: Clock, Sendable {
+  struct Instant: InstantProtocol {
+    var offset: Duration
+    func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    func duration(to other: Self) -> Duration { other.offset - offset }
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper {
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private let state = Mutex<(now: Instant, sleepers: [Sleeper])>((Instant(offset: .zero), []))
+
+  var now: Instant { state.withLock { $0.now } }
+  var minimumResolution: Duration { .zero }
+  var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try await withCheckedThrowingContinuation { continuation in
+      let ready = state.withLock { state in
+        if deadline <= state.now { return true }
+        state.sleepers.append(Sleeper(deadline: deadline, continuation: continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  func advance(by duration: Duration) {
+    let woken = state.withLock { state in
+      state.now = state.now.advanced(by: duration)
+      let now = state.now
+      let woken = state.sleepers.filter { $0.deadline <= now }
+      state.sleepers.removeAll { $0.deadline <= now }
+      return woken
+    }
+    for sleeper in woken { sleeper.continuation.resume() }
+  }
+}
