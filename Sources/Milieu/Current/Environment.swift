@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Reads a value from the node that was current when the instance holding it was created.
 ///
 /// Use it in structs, classes and actors, the way SwiftUI views use theirs:
@@ -18,11 +24,14 @@ import Synchronization
 /// that node every time: escaping closures and later calls see the same subtree, and a change to
 /// the node's overrides is seen at the next read.
 ///
+/// A property wrapper's storage is a `var`, so a `Sendable` class cannot hold one; use a struct
+/// or an actor, or keep `let retries = Environment(\.retries)` and read `retries.wrappedValue`.
+///
 /// - Complexity: A read that follows no write to any node is one atomic load and one
 ///   uncontended lock, whatever the depth of the node, and allocates nothing.
 @propertyWrapper
 public struct Environment<Value: Sendable>: Sendable {
-  private let reader: EnvironmentReader<Value>
+  @usableFromInline let reader: EnvironmentReader<Value>
 
   /// Binds to the current node and reads the value at a key path from it.
   ///
@@ -36,7 +45,7 @@ public struct Environment<Value: Sendable>: Sendable {
   }
 
   /// The value as the bound node sees it now.
-  public var wrappedValue: Value { reader.read() }
+  @inlinable public var wrappedValue: Value { reader.read() }
 
   /// The wrapper itself, to reach the node it reads from: `$retries.node`.
   public var projectedValue: Self { self }
@@ -50,25 +59,70 @@ public struct Environment<Value: Sendable>: Sendable {
 }
 
 /// The cache behind an ``Environment`` wrapper: the value and the generation it was read at.
-final class EnvironmentReader<Value: Sendable>: Sendable {
-  let node: EnvironmentNode
-  private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
-  private let cache = Lock<(generation: UInt64, value: Value?)>((0, nil))
+///
+/// The read path is inlinable so that it is specialized for `Value` in the caller: an
+/// unspecialized generic read spends most of its time looking up type metadata (the Read
+/// benchmark measured 390 ns per read before, against a 2 ns stored-property floor).
+///
+/// The cache is guarded by a test-and-test-and-set spin lock rather than a mutex: the critical
+/// section is a comparison and a copy, an uncontended acquisition is one atomic exchange and a
+/// release is a plain store. A waiter that spins too long yields its thread. The thread
+/// sanitizer sees the lock, because it is built from atomics compiled into the caller.
+@usableFromInline
+final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
+  // @unchecked: `generation` and `value` are read and written only while `isLocked` is held.
+  @usableFromInline let node: EnvironmentNode
+  @usableFromInline let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
+  @usableFromInline let isLocked = Atomic<Bool>(false)
+  @usableFromInline var generation: UInt64 = 0
+  @usableFromInline var value: Value?
 
   init(node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
     self.node = node
     self.keyPath = keyPath
   }
 
+  @inlinable
   func read() -> Value {
-    let generation = EnvironmentGeneration.current
-    if let value = cache.withLock({ $0.generation >= generation ? $0.value : nil }) {
-      return value
+    let current = EnvironmentGeneration.current
+    lock()
+    let cached = generation >= current ? value : nil
+    unlock()
+    return cached ?? refresh(at: current)
+  }
+
+  /// Reads the value from the node and caches it with the generation loaded before the read.
+  @usableFromInline
+  func refresh(at current: UInt64) -> Value {
+    let fresh = EnvironmentValues(slots: node.resolvedSlots(at: current))[keyPath: keyPath]
+    lock()
+    if generation < current {
+      generation = current
+      value = fresh
     }
-    let value = EnvironmentValues(slots: node.resolvedSlots(at: generation))[keyPath: keyPath]
-    cache.withLock { cache in
-      if cache.generation < generation { cache = (generation, value) }
-    }
-    return value
+    unlock()
+    return fresh
+  }
+
+  @inlinable
+  func lock() {
+    if isLocked.exchange(true, ordering: .acquiring) { lockContended() }
+  }
+
+  @inlinable
+  func unlock() {
+    isLocked.store(false, ordering: .releasing)
+  }
+
+  /// Waits for the lock: spins on a plain load, then yields the thread between attempts.
+  @usableFromInline
+  func lockContended() {
+    var attempts = 0
+    repeat {
+      while isLocked.load(ordering: .relaxed) {
+        attempts += 1
+        if attempts > 64 { sched_yield() }
+      }
+    } while isLocked.exchange(true, ordering: .acquiring)
   }
 }

@@ -8,12 +8,13 @@ import Synchronization
 /// generation is still at least the current one. So a cached value is never older than the last
 /// write that completed before the read began, and a read that finds its cache fresh costs one
 /// atomic load and one uncontended lock.
+@usableFromInline
 enum EnvironmentGeneration {
-  private static let counter = Atomic<UInt64>(1)
+  @usableFromInline static let counter = Atomic<UInt64>(1)
   private static let serials = Atomic<UInt64>(0)
 
   /// The generation now in force.
-  static var current: UInt64 { counter.load(ordering: .acquiring) }
+  @inlinable static var current: UInt64 { counter.load(ordering: .acquiring) }
 
   /// Marks every cache stale; called after a write has been stored.
   static func advance() {

@@ -69,10 +69,12 @@ public final class EnvironmentNode: Sendable {
     self.init(name: name, parent: nil)
   }
 
-  private init(name: String?, parent: EnvironmentNode?) {
+  private init(
+    name: String?, parent: EnvironmentNode?, overrides: [ObjectIdentifier: Slot] = [:]
+  ) {
     self.parent = parent
     self.label = name.map(Label.init)
-    self.state = Lock(State())
+    self.state = Lock(State(overrides: overrides))
     parent?.link(self)
   }
 
@@ -103,9 +105,14 @@ public final class EnvironmentNode: Sendable {
     _ name: String? = nil, fileID: String = #fileID, line: UInt = #line,
     _ configure: (inout EnvironmentValues) -> Void = { _ in }
   ) -> EnvironmentNode {
-    let child = EnvironmentNode(name: name, parent: self)
-    child.store(fileID: fileID, line: line, advancing: false, configure)
-    return child
+    // The overrides are written before the child exists, so nobody can see it half-made and
+    // its creation invalidates no cache.
+    var scratch = EnvironmentValues(
+      slots: [:], base: resolvedSlots(at: EnvironmentGeneration.current))
+    scratch.writeOrigin = EnvironmentOrigin(
+      fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
+    configure(&scratch)
+    return EnvironmentNode(name: name, parent: self, overrides: scratch.slots)
   }
 
   // MARK: Reading
@@ -211,7 +218,24 @@ public final class EnvironmentNode: Sendable {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    try store(fileID: fileID, line: line, advancing: true, body)
+    let origin = EnvironmentOrigin(
+      fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
+    var scratch = EnvironmentValues(
+      slots: [:], base: resolvedSlots(at: EnvironmentGeneration.current))
+    scratch.writeOrigin = origin
+    let result = try body(&scratch)
+    let written = scratch.slots
+    guard !written.isEmpty else { return result }
+    state.withLock { state in
+      if state.overrides.isEmpty {
+        state.overrides = written
+      } else {
+        state.overrides.merge(written) { _, new in new }
+      }
+      state.resolved = nil
+    }
+    didWrite()
+    return result
   }
 
   /// Removes this node's override of a value, so the node sees what its parent sees again.
@@ -230,31 +254,6 @@ public final class EnvironmentNode: Sendable {
       return state.overrides.count != before
     }
     if removed { didWrite() }
-  }
-
-  private func store<Result, Failure: Error>(
-    fileID: String, line: UInt, advancing: Bool,
-    _ body: (inout EnvironmentValues) throws(Failure) -> Result
-  ) throws(Failure) -> Result {
-    let origin = EnvironmentOrigin(
-      fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
-    let recorder = AccessRecorder(writeOrigin: origin)
-    var scratch = values
-    scratch.recorder = recorder
-    let result = try body(&scratch)
-    let written = recorder.writes
-    guard !written.isEmpty else { return result }
-    state.withLock { state in
-      for identifier in written {
-        if var slot = scratch.slots[identifier] {
-          slot.origin = origin
-          state.overrides[identifier] = slot
-        }
-      }
-      state.resolved = nil
-    }
-    if advancing { didWrite() }
-    return result
   }
 
   private func didWrite() {

@@ -35,23 +35,37 @@ public protocol EnvironmentKey {
 /// The process-wide store of ``EnvironmentKey`` defaults: each key's default is computed once,
 /// on first use, and kept.
 enum EnvironmentKeyDefaults {
-  /// One cell per key type. The outer lock guards the table only; a cell's own lock is held while
-  /// its default is computed, which gives the key the semantics of a `static let`.
-  private static let cells = Lock<[ObjectIdentifier: DefaultCell]>([:])
+  /// Computed defaults by key type, and a once-cell for each key whose default is being or has
+  /// been computed. A read of a known default takes this lock once.
+  private static let table = Lock<[ObjectIdentifier: Known]>([:])
+
+  private enum Known: Sendable {
+    case value(any Sendable)
+    case computing(DefaultCell)
+  }
 
   static func value<Key: EnvironmentKey>(for key: Key.Type) -> Key.Value {
     let identifier = ObjectIdentifier(key)
-    let cell = cells.withLock { cells in
-      if let cell = cells[identifier] { return cell }
+    let known = table.withLock { table in
+      if let known = table[identifier] { return known }
       let cell = DefaultCell()
-      cells[identifier] = cell
-      return cell
+      table[identifier] = .computing(cell)
+      return .computing(cell)
     }
-    return cell.value { Key.defaultValue }
+    switch known {
+    case .value(let value):
+      if let value = value as? Key.Value { return value }
+      return Key.defaultValue  // unreachable: the table is keyed by the key's own type
+    case .computing(let cell):
+      let value = cell.value { Key.defaultValue }
+      table.withLock { $0[identifier] = .value(value) }
+      return value
+    }
   }
 }
 
-/// A once-initialized, type-erased default value.
+/// A once-initialized, type-erased default value. Its lock is held while the default is
+/// computed, which gives the key the semantics of a `static let`.
 private final class DefaultCell: Sendable {
   private let storage = Lock<(any Sendable)?>(nil)
 

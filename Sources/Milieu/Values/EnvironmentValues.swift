@@ -24,8 +24,13 @@ import Synchronization
 public struct EnvironmentValues: Sendable {
   /// The stored values, by key identity.
   var slots: [ObjectIdentifier: Slot]
-  /// Set only while Milieu records which keys a key path reads or writes.
+  /// Values read through when `slots` has none: set while a node's update runs, so that the
+  /// update reads what the node sees and `slots` holds exactly what it wrote.
+  var base: [ObjectIdentifier: Slot]?
+  /// Set only while Milieu records which keys a key path reads.
   var recorder: AccessRecorder?
+  /// Stamped on every value written, while a node's update runs.
+  var writeOrigin: EnvironmentOrigin?
 
   /// Creates values in which every key reads as its default.
   ///
@@ -35,12 +40,15 @@ public struct EnvironmentValues: Sendable {
   /// ```
   public init() {
     slots = [:]
-    recorder = nil
   }
 
-  init(slots: [ObjectIdentifier: Slot]) {
+  init(slots: [ObjectIdentifier: Slot], base: [ObjectIdentifier: Slot]? = nil) {
     self.slots = slots
-    recorder = nil
+    self.base = base
+  }
+
+  private func slot(_ identifier: ObjectIdentifier) -> Slot? {
+    slots[identifier] ?? base?[identifier]
   }
 
   /// Reads or writes the value of an ``Entry``.
@@ -84,9 +92,11 @@ public struct EnvironmentValues: Sendable {
   public subscript<Key: EnvironmentKey>(key: Key.Type) -> Key.Value {
     get {
       let identifier = ObjectIdentifier(key)
-      let name = String(describing: key)
-      recorder?.recordRead(identifier, name: name, origin: slots[identifier]?.origin)
-      if let value = slots[identifier]?.value as? Key.Value { return value }
+      let slot = slot(identifier)
+      if let recorder {
+        recorder.recordRead(identifier, name: String(describing: key), origin: slot?.origin)
+      }
+      if let value = slot?.value as? Key.Value { return value }
       return EnvironmentKeyDefaults.value(for: key)
     }
     set {
@@ -97,7 +107,7 @@ public struct EnvironmentValues: Sendable {
   private func read<Value>(
     _ identifier: ObjectIdentifier, name: String, default defaultValue: @autoclosure () -> Value
   ) -> Value {
-    guard let slot = slots[identifier] else {
+    guard let slot = slot(identifier) else {
       recorder?.recordRead(identifier, name: name, origin: nil)
       return defaultValue()
     }
@@ -111,8 +121,7 @@ public struct EnvironmentValues: Sendable {
     _ value: some Sendable, for identifier: ObjectIdentifier, name: String,
     anchor: (any AnyObject & Sendable)?
   ) {
-    let origin = recorder?.recordWrite(identifier)
-    slots[identifier] = Slot(value: value, name: name, origin: origin, anchor: anchor)
+    slots[identifier] = Slot(value: value, name: name, origin: writeOrigin, anchor: anchor)
   }
 }
 
@@ -128,10 +137,10 @@ struct Slot: Sendable {
   var anchor: (any AnyObject & Sendable)?
 }
 
-/// Records the keys that code reads from, or writes to, an ``EnvironmentValues``.
+/// Records the keys that code reads from an ``EnvironmentValues``.
 ///
 /// Milieu learns which key a key path such as `\.retries` stands for by running it once against
-/// values that carry a recorder; `explain`, change streams and node writes rely on it.
+/// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it.
 final class AccessRecorder: Sendable {
   struct Read: Sendable, Equatable {
     var identifier: ObjectIdentifier
@@ -139,28 +148,11 @@ final class AccessRecorder: Sendable {
     var origin: EnvironmentOrigin?
   }
 
-  private struct State {
-    var reads: [Read] = []
-    var writes: [ObjectIdentifier] = []
-  }
+  private let state = Lock<[Read]>([])
 
-  /// The origin stamped on every value written while this recorder is attached.
-  let writeOrigin: EnvironmentOrigin?
-  private let state = Lock(State())
-
-  init(writeOrigin: EnvironmentOrigin? = nil) {
-    self.writeOrigin = writeOrigin
-  }
-
-  var reads: [Read] { state.withLock { $0.reads } }
-  var writes: [ObjectIdentifier] { state.withLock { $0.writes } }
+  var reads: [Read] { state.withLock { $0 } }
 
   func recordRead(_ identifier: ObjectIdentifier, name: String, origin: EnvironmentOrigin?) {
-    state.withLock { $0.reads.append(Read(identifier: identifier, name: name, origin: origin)) }
-  }
-
-  func recordWrite(_ identifier: ObjectIdentifier) -> EnvironmentOrigin? {
-    state.withLock { $0.writes.append(identifier) }
-    return writeOrigin
+    state.withLock { $0.append(Read(identifier: identifier, name: name, origin: origin)) }
   }
 }

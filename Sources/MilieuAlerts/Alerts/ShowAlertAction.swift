@@ -29,9 +29,9 @@ import Milieu
 /// In tests, replace it: `ShowAlertAction { alert, resolve in … }`, or use `MilieuTesting`'s
 /// `AlertRecorder`.
 public struct ShowAlertAction: Sendable {
-  let engine: PresentationAction<AlertData>
+  package let engine: PresentationAction<AlertData>
 
-  init(engine: PresentationAction<AlertData>) {
+  package init(engine: PresentationAction<AlertData>) {
     self.engine = engine
   }
 

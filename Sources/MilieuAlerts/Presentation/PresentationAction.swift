@@ -2,18 +2,18 @@ import Milieu
 
 /// The engine behind ``ShowAlertAction`` and ``ShowToastAction``: hands items to a host, or to
 /// a replacement in tests, and resolves each exactly once.
-struct PresentationAction<Item: Presentable>: Sendable {
-  typealias Outcome = PresentationOutcome<Item.Choice>
+package struct PresentationAction<Item: Presentable>: Sendable {
+  package typealias Outcome = PresentationOutcome<Item.Choice>
 
   /// Takes an item and a resolution; must resolve it, now or later (a resolution that goes away
   /// unresolved resolves as unanswered).
-  let deliver: @Sendable (Item, Resolution<Item.Choice>?) -> Void
+  package let deliver: @Sendable (Item, Resolution<Item.Choice>?) -> Void
   /// Withdraws an item whose awaiting task was cancelled.
-  let withdraw: @Sendable (PresentationID) -> Void
+  package let withdraw: @Sendable (PresentationID) -> Void
 
   /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
   /// resolves as ``DropReason/hostDeallocated``.
-  init(host: PresentationHost<Item>) {
+  package init(host: PresentationHost<Item>) {
     deliver = { [weak host] item, resolution in
       guard let host else {
         resolution?.resolve(.dropped(.hostDeallocated))
@@ -24,7 +24,7 @@ struct PresentationAction<Item: Presentable>: Sendable {
     withdraw = { [weak host] id in host?.withdraw(id) }
   }
 
-  init(
+  package init(
     deliver: @escaping @Sendable (Item, Resolution<Item.Choice>?) -> Void,
     withdraw: @escaping @Sendable (PresentationID) -> Void = { _ in }
   ) {
@@ -45,15 +45,15 @@ struct PresentationAction<Item: Presentable>: Sendable {
     }
   }
 
-  func callAsFunction(_ item: Item) {
+  package func callAsFunction(_ item: Item) {
     deliver(item, nil)
   }
 
-  func callAsFunction(_ item: Item, completion: @escaping @Sendable (Outcome) -> Void) {
+  package func callAsFunction(_ item: Item, completion: @escaping @Sendable (Outcome) -> Void) {
     deliver(item, Resolution(completion))
   }
 
-  func ask(_ item: Item) async -> Outcome {
+  package func ask(_ item: Item) async -> Outcome {
     await PresentationHost<Item>.awaitOutcome(of: item) { resolution in
       deliver(item, resolution)
     } withdraw: {

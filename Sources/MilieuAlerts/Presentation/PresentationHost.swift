@@ -118,7 +118,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     show(item, resolution: completion.map { Resolution($0) })
   }
 
-  func show(_ item: Item, resolution: Resolution<Item.Choice>?) {
+  package func show(_ item: Item, resolution: Resolution<Item.Choice>?) {
     let entry = Entry(item: item, resolution: resolution)
     mutate { state in
       if policy.deduplicates, let key = item.deduplicationKey, let original = state.keys[key] {

@@ -5,12 +5,12 @@ import Milieu
 /// The first ``resolve(_:)`` wins and later ones are ignored. If the last reference goes away
 /// before anyone resolved it — a custom action that dropped its completion — it resolves as
 /// ``DropReason/unanswered``, so a continuation waiting on it never leaks.
-final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
-  typealias Completion = @Sendable (PresentationOutcome<Choice>) -> Void
+package final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
+  package typealias Completion = @Sendable (PresentationOutcome<Choice>) -> Void
 
   private let completion: Lock<Completion?>
 
-  init(_ completion: @escaping Completion) {
+  package init(_ completion: @escaping Completion) {
     self.completion = Lock(completion)
   }
 
@@ -18,13 +18,13 @@ final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: 
   ///
   /// - Returns: Whether this call delivered it.
   @discardableResult
-  func resolve(_ outcome: PresentationOutcome<Choice>) -> Bool {
+  package func resolve(_ outcome: PresentationOutcome<Choice>) -> Bool {
     guard let completion = completion.withLock({ $0.take() }) else { return false }
     completion(outcome)
     return true
   }
 
-  var isResolved: Bool { completion.withLock { $0 == nil } }
+  package var isResolved: Bool { completion.withLock { $0 == nil } }
 
   deinit {
     if let completion = completion.withLock({ $0.take() }) {

@@ -12,9 +12,9 @@ import Milieu
 /// With no host installed, the default action reports the call site and drops the toast as
 /// ``DropReason/noHost``.
 public struct ShowToastAction: Sendable {
-  let engine: PresentationAction<Toast>
+  package let engine: PresentationAction<Toast>
 
-  init(engine: PresentationAction<Toast>) {
+  package init(engine: PresentationAction<Toast>) {
     self.engine = engine
   }
 
