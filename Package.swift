@@ -6,12 +6,15 @@ let package = Package(
   products: [
     .library(name: "Milieu", targets: ["Milieu"]),
     .library(name: "MilieuAlerts", targets: ["MilieuAlerts"]),
+    .library(name: "MilieuTesting", targets: ["MilieuTesting"]),
   ],
   targets: [
     .target(name: "Milieu"),
     .target(name: "MilieuAlerts", dependencies: ["Milieu"]),
+    .target(name: "MilieuTesting", dependencies: ["Milieu", "MilieuAlerts"]),
     .testTarget(name: "MilieuTests", dependencies: ["Milieu"]),
-    .testTarget(name: "MilieuAlertsTests", dependencies: ["MilieuAlerts"]),
+    .testTarget(name: "MilieuAlertsTests", dependencies: ["MilieuAlerts", "MilieuTesting"]),
+    .testTarget(name: "MilieuTestingTests", dependencies: ["MilieuTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

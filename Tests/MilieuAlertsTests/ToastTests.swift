@@ -1,11 +1,12 @@
 import Milieu
 import MilieuAlerts
+import MilieuTesting
 import Synchronization
 import Testing
 
 @Suite struct ToastTests {
   @Test func toastsQueueAndExpireOnTheHostsClock() async {
-    let clock = ManualClock()
+    let clock = TestClock()
     let app = EnvironmentNode("app")
     let host = app.installToastHost(clock: clock)
     let showToast = app[\.showToast]
@@ -26,7 +27,7 @@ import Testing
   }
 
   @Test func aToastCanBeDismissedEarly() async throws {
-    let host = ToastHost(clock: ManualClock())
+    let host = ToastHost(clock: TestClock())
     let toast = Toast("Copied")
     host.show(toast)
     try await host.dismiss(toast)

@@ -1,0 +1,44 @@
+/// Why an ``AlertRecorder`` could not do what a test asked.
+///
+/// ```swift
+/// do {
+///   try await recorder.tap("Sign In")
+/// } catch {
+///   print(error)  // tap("Sign In"): the alert "Log in" has no button "Sign In"; its buttons are "Cancel", "Log In".
+/// }
+/// ```
+public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// No alert is shown.
+  case noAlert(request: String, shownSoFar: [String])
+  /// The shown alert has no button with that title.
+  case noSuchButton(String, alert: String, buttons: [String])
+  /// Several buttons match the title, which differs from each of them only in letter case.
+  case ambiguousButton(String, alert: String, matches: [String])
+  /// No alert arrived in time.
+  case timedOut(after: Duration, shownSoFar: [String])
+
+  /// What went wrong and what to do.
+  public var description: String {
+    switch self {
+    case .noAlert(let request, let shown):
+      return "\(request): no alert is shown. \(Self.history(shown))"
+    case .noSuchButton(let title, let alert, let buttons):
+      return
+        "tap(\"\(title)\"): the alert \"\(alert)\" has no button \"\(title)\"; its buttons are "
+        + buttons.map { "\"\($0)\"" }.joined(separator: ", ") + "."
+    case .ambiguousButton(let title, let alert, let matches):
+      return
+        "tap(\"\(title)\"): the alert \"\(alert)\" has several buttons that match \"\(title)\" "
+        + "when letter case is ignored: " + matches.map { "\"\($0)\"" }.joined(separator: ", ")
+        + ". Use the exact title."
+    case .timedOut(let duration, let shown):
+      return "next(timeout: \(duration)): no alert was shown in time. \(Self.history(shown))"
+    }
+  }
+
+  private static func history(_ shown: [String]) -> String {
+    shown.isEmpty
+      ? "No alert has been shown yet."
+      : "Alerts shown so far: " + shown.map { "\"\($0)\"" }.joined(separator: ", ") + "."
+  }
+}

@@ -1,0 +1,44 @@
+import MilieuAlerts
+
+extension AlertData {
+  /// The alert as plain text — title, message, buttons with their roles — stable enough for
+  /// golden files: no identities, no colour, line breaks in text shown as `\n`.
+  ///
+  /// ```swift
+  /// #expect(alert.plainText == """
+  ///   title: Delete 3 notes?
+  ///   message: This cannot be undone.
+  ///   buttons:
+  ///     1. Delete (destructive)
+  ///     2. Cancel (cancel)
+  ///   """)
+  /// ```
+  public var plainText: String {
+    var lines = ["title: \(Self.escaped(title))"]
+    if let message { lines.append("message: \(Self.escaped(message))") }
+    lines.append("buttons:")
+    for (index, button) in buttons.enumerated() {
+      lines.append("  \(index + 1). \(Self.escaped(button.title)) (\(button.role))")
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private static func escaped(_ text: String) -> String {
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\n": escaped += "\\n"
+      case "\r": escaped += "\\r"
+      case "\t": escaped += "\\t"
+      case "\\": escaped += "\\\\"
+      default:
+        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+          escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        } else {
+          escaped.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return escaped
+  }
+}

@@ -1,0 +1,158 @@
+import Milieu
+import MilieuAlerts
+import MilieuTesting
+import Testing
+
+@Suite struct AlertRecorderTests {
+  /// Seed 001's helper test, as a Milieu test.
+  @Test func theSeedHelperTest() async throws {
+    try await withAlertRecorder { alertHelper in
+      let session = Session()
+      session.expire()  // perform something that should trigger an alert
+
+      #expect(alertHelper.title == "Expected Title")
+      #expect(alertHelper.message == "expected message")
+      #expect(alertHelper.cancelButtonTitle == nil)
+      #expect(alertHelper.otherButtonTitles == ["Ok", "Sign In"])
+
+      try await alertHelper.tap("Sign In")
+
+      #expect(session.isSigningIn)  // post-clicked conditions
+      #expect(alertHelper.current == nil)
+    }
+  }
+
+  @Test func alertsAreRecordedInOrderAndAnsweredOneAtATime() async throws {
+    try await withAlertRecorder { alerts in
+      let showAlert = EnvironmentNode.current[\.showAlert]
+      showAlert(title: "First")
+      showAlert(title: "Second")
+      #expect(alerts.alerts.map(\.title) == ["First", "Second"])
+      #expect(alerts.current?.title == "First")
+      try await alerts.dismiss()
+      #expect(alerts.current?.title == "Second")
+      try await alerts.tap("ok")  // letter case is ignored when only one button matches
+      #expect(alerts.current == nil)
+    }
+  }
+
+  @Test func askReceivesTheTappedButton() async throws {
+    try await withAlertRecorder { alerts in
+      let session = Session()
+      let confirmation = Task { await session.confirmSignOut() }
+      let alert = try await alerts.next()
+      #expect(alert.title == "Sign out?")
+      try await alerts.tap("Sign Out")
+      #expect(await confirmation.value)
+    }
+  }
+
+  @Test func tappingWithNoAlertIsAClearError() async {
+    _ = await withAlertRecorder { alerts in
+      await #expect(throws: AlertRecorderError.noAlert(request: "tap(\"OK\")", shownSoFar: [])) {
+        try await alerts.tap("OK")
+      }
+    }
+  }
+
+  @Test func tappingAMissingButtonNamesTheButtonsThereAre() async {
+    await withAlertRecorder { alerts in
+      EnvironmentNode.current[\.showAlert](
+        title: "Log in", buttons: [.default("Log In"), .cancel()])
+      do throws(AlertRecorderError) {
+        try await alerts.tap("Sign In")
+        Issue.record("the tap was accepted")
+      } catch {
+        #expect(
+          error.description
+            == "tap(\"Sign In\"): the alert \"Log in\" has no button \"Sign In\"; its buttons are "
+            + "\"Log In\", \"Cancel\".")
+      }
+      try? await alerts.dismiss()
+    }
+  }
+
+  @Test func anAmbiguousTitleIsAClearError() async {
+    await withAlertRecorder { alerts in
+      EnvironmentNode.current[\.showAlert](
+        title: "Case", buttons: [.default("Save"), .default("SAVE")])
+      await #expect(
+        throws: AlertRecorderError.ambiguousButton(
+          "save", alert: "Case", matches: ["Save", "SAVE"])
+      ) {
+        try await alerts.tap("save")
+      }
+      try? await alerts.tap("Save")
+    }
+  }
+
+  @Test func nextFailsClearlyWhenNoAlertComes() async {
+    await withAlertRecorder { alerts in
+      do throws(AlertRecorderError) {
+        try await alerts.next(timeout: .milliseconds(20))
+        Issue.record("next returned an alert")
+      } catch {
+        #expect(error == .timedOut(after: .milliseconds(20), shownSoFar: []))
+        #expect(error.description.contains("no alert was shown in time"))
+      }
+    }
+  }
+
+  @Test func nextReturnsAlertsInOrderEachOnce() async throws {
+    try await withAlertRecorder { alerts in
+      let showAlert = EnvironmentNode.current[\.showAlert]
+      showAlert(title: "A")
+      showAlert(title: "B")
+      let first = try await alerts.next()
+      let second = try await alerts.next()
+      #expect([first.title, second.title] == ["A", "B"])
+      alerts.reset()
+      #expect(alerts.current == nil)
+    }
+  }
+
+  @Test func resetWithdrawsAndForgets() async {
+    await withAlertRecorder { alerts in
+      let outcome = Task { await EnvironmentNode.current[\.showAlert].ask(title: "Pending") }
+      _ = try? await alerts.next()
+      alerts.reset()
+      #expect(await outcome.value == .dropped(.cancelled))
+      #expect(alerts.alerts.isEmpty)
+    }
+  }
+
+  @Test func anUncheckedAlertFailsTheTestWhenTheScopeEnds() {
+    withKnownIssue {
+      withAlertRecorder { _ in
+        EnvironmentNode.current[\.showAlert](title: "Nobody looked at me")
+      }
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text.contains("never checked or answered")
+        && text.contains(
+          "\"Nobody looked at me\" shown at MilieuTestingTests/AlertRecorderTests.swift")
+    }
+  }
+
+  @Test func aNonExhaustiveRecorderLetsUncheckedAlertsGo() {
+    withAlertRecorder(exhaustive: false) { _ in
+      EnvironmentNode.current[\.showAlert](title: "Ignored on purpose")
+    }
+  }
+
+  @Test func aRecorderInstalledOnANodeRecordsItsSubtree() async throws {
+    let app = EnvironmentNode("app")
+    let alerts = app.installAlertRecorder()
+    let service = app.child("deep").child("deeper").withCurrent { Session() }
+    service.expire()
+    try await alerts.tap("Ok")
+    #expect(alerts.alerts.count == 1)
+    alerts.finish()
+  }
+
+  @Test func theRecorderIsFreedWhenItsScopeEnds() {
+    weak var weakRecorder: AlertRecorder?
+    withAlertRecorder { alerts in weakRecorder = alerts }
+    #expect(weakRecorder == nil)
+  }
+}
