@@ -3,7 +3,7 @@ import Milieu
 /// A rule an alert's input broke, where, and how Milieu repaired it.
 ///
 /// ``AlertData`` checks its input when it is made and reports each broken rule through the
-/// current node's ``Milieu/EnvironmentValues/issueReporter`` — a test failure under a test
+/// current node's `issueReporter` — a test failure under a test
 /// runner, a line on standard error otherwise — then shows the repaired alert. Nothing crashes
 /// and nothing is dropped silently.
 ///

@@ -23,7 +23,7 @@ import Milieu
 /// with its reason, including when the awaiting task is cancelled.
 ///
 /// With no host installed, the default action reports the call site through the
-/// ``Milieu/EnvironmentValues/issueReporter`` (a test failure under a test runner, a line on
+/// `issueReporter` (a test failure under a test runner, a line on
 /// standard error otherwise) and the alert resolves as ``DropReason/noHost``.
 ///
 /// In tests, replace it: `ShowAlertAction { alert, resolve in … }`, or use `MilieuTesting`'s

@@ -6,7 +6,7 @@ import Milieu
 /// ``AlertHost`` and ``ToastHost`` are this host over ``AlertData`` and ``Toast``. Items
 /// arrive through ``show(_:completion:)`` (usually from a ``ShowAlertAction``); the host applies
 /// its ``PresentationPolicy``, makes an item current, calls its ``Presenter``, and waits for an
-/// answer: ``choose(_:for:)``, ``dismiss(_:)``, or the item's expiry. Then `current` becomes
+/// answer: ``choose(_:for:)-6fepu``, ``dismiss(_:)-9aec0``, or the item's expiry. Then `current` becomes
 /// `nil` and the next waiting item is presented.
 ///
 /// ```swift

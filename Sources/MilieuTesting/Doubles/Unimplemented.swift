@@ -12,7 +12,7 @@ extension ShowAlertAction {
   /// }
   /// ```
   ///
-  /// The alert resolves as ``MilieuAlerts/DropReason/unanswered``.
+  /// The alert resolves as `DropReason.unanswered`.
   public static var unimplemented: ShowAlertAction {
     TestRunnerReporter.connect()
     return ShowAlertAction { alert, resolve in

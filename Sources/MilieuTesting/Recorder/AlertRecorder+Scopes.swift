@@ -88,7 +88,7 @@ extension EnvironmentNode {
   ///
   /// The node keeps the recorder alive. An exhaustive recorder installed this way reports
   /// unchecked alerts when ``AlertRecorder/finish()`` is called, or when it is deinitialized;
-  /// prefer ``withAlertRecorder(exhaustive:fileID:filePath:line:column:_:)-6s2xj``, which finishes
+  /// prefer ``withAlertRecorder(exhaustive:fileID:filePath:line:column:isolation:_:)``, which finishes
   /// it inside the test.
   ///
   /// ```swift

@@ -4,8 +4,8 @@ import MilieuAlerts
 /// Stands in for an alert host in tests: records every alert the code under test shows, lets the
 /// test check them, and answers them by button title.
 ///
-/// Install one with ``withAlertRecorder(exhaustive:fileID:filePath:line:column:_:)-6s2xj`` for
-/// a scope, or with ``Milieu/EnvironmentNode/installAlertRecorder(exhaustive:fileID:filePath:line:column:)``
+/// Install one with ``withAlertRecorder(exhaustive:fileID:filePath:line:column:isolation:_:)`` for
+/// a scope, or with `EnvironmentNode.installAlertRecorder()`
 /// on a node:
 ///
 /// ```swift
