@@ -1,8 +1,8 @@
 import Foundation
+// README: begin
 import Milieu
 import Testing
 
-// README: begin
 extension EnvironmentValues {
   static let salutation = Entry("Hello")
   var salutation: String {
@@ -37,23 +37,49 @@ struct Greeter {
     #expect(printed == ["Bonjour, Ada!", "Bonjour, Ada!", "Hi, Ada!"])
   }
 
-  /// The README's first Swift example is exactly the code between the `README` markers above.
-  @Test func theReadmeShowsExactlyThisCode() throws {
-    let testFile = URL(fileURLWithPath: #filePath)
-    let readme = testFile.deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("README.md")
-    let readmeText = try String(contentsOf: readme, encoding: .utf8)
-    let source = try String(contentsOf: testFile, encoding: .utf8)
+  /// Every Swift block in the README is exactly the code between the `README` markers of the
+  /// test file named in the comment above the block, so the README cannot drift from code that
+  /// compiles and runs.
+  @Test func everySwiftBlockInTheReadmeIsTestedCode() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(
+      contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let lines = readme.components(separatedBy: "\n")
+    var checked = 0
+    for (index, line) in lines.enumerated() where line == "```swift" {
+      let marker = index > 0 ? lines[index - 1] : ""
+      guard marker.hasPrefix("<!-- test: "), marker.hasSuffix(" -->") else {
+        Issue.record("README.md line \(index + 1): a Swift block without a `<!-- test: … -->` line")
+        continue
+      }
+      let path = String(marker.dropFirst("<!-- test: ".count).dropLast(" -->".count))
+      let block = lines[(index + 1)...].prefix { $0 != "```" }.joined(separator: "\n")
+      let source = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+      let regions = source.components(separatedBy: "// README: begin\n").dropFirst()
+        .map { $0.components(separatedBy: "// README: end").first ?? "" }
+        .map(Self.dedent)
+      let expected = regions.joined(separator: "\n").trimmingCharacters(in: .newlines)
+      // A block's imports must be the test file's; the code after them must be the regions.
+      let (imports, code) = Self.splitImports(block)
+      let fileImports = Set(Self.splitImports(source).imports)
+      #expect(
+        Set(imports).isSubset(of: fileImports),
+        "README.md's block at line \(index + 1) imports what \(path) does not")
+      #expect(
+        code == Self.splitImports(expected).code,
+        "README.md's block at line \(index + 1) drifted from \(path)")
+      checked += 1
+    }
+    #expect(checked >= 2, "README.md should show the tested examples")
+  }
 
-    let block = try #require(
-      readmeText.components(separatedBy: "```swift\n").dropFirst().first?
-        .components(separatedBy: "```").first,
-      "README.md has no ```swift block")
-    let regions = source.components(separatedBy: "// README: begin\n").dropFirst()
-      .map { $0.components(separatedBy: "// README: end").first ?? "" }
-      .map(Self.dedent)
-    let expected = "import Milieu\n\n" + regions.joined(separator: "\n")
-    #expect(block == expected, "README.md's example drifted from ReadmeExampleTests.swift")
+  /// The leading `import` lines of some code, and the code after them.
+  private static func splitImports(_ text: String) -> (imports: [String], code: String) {
+    let lines = text.components(separatedBy: "\n")
+    let body = lines.drop { $0.hasPrefix("import ") || $0.isEmpty || $0.hasPrefix("// README") }
+    let imports = lines.prefix(lines.count - body.count).filter { $0.hasPrefix("import ") }
+    return (imports, body.joined(separator: "\n").trimmingCharacters(in: .newlines))
   }
 
   private static func dedent(_ text: String) -> String {
