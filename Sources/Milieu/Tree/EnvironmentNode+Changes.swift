@@ -65,7 +65,7 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   func refresh() {
     guard let node else { return finish() }
     lastSources.withLock { last in
-      let values = EnvironmentValues(slots: node.resolvedSlots(at: EnvironmentGeneration.current))
+      let values = node.resolved(at: EnvironmentGeneration.current).values
       var probe = values
       let recorder = AccessRecorder()
       probe.recorder = recorder

@@ -108,7 +108,7 @@ public final class EnvironmentNode: Sendable {
     // The overrides are written before the child exists, so nobody can see it half-made and
     // its creation invalidates no cache.
     var scratch = EnvironmentValues(
-      slots: [:], base: resolvedSlots(at: EnvironmentGeneration.current))
+      slots: [:], base: resolved(at: EnvironmentGeneration.current).flattened)
     scratch.writeOrigin = EnvironmentOrigin(
       fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
     configure(&scratch)
@@ -127,7 +127,7 @@ public final class EnvironmentNode: Sendable {
   /// print(values.retries, values.timeout)
   /// ```
   public var values: EnvironmentValues {
-    EnvironmentValues(slots: resolvedSlots(at: EnvironmentGeneration.current))
+    resolved(at: EnvironmentGeneration.current).values
   }
 
   /// Reads one value as this node sees it.
@@ -144,33 +144,33 @@ public final class EnvironmentNode: Sendable {
   /// Resolves the node's values for a generation, refreshing stale caches on the way up.
   ///
   /// The walk holds one node's lock at a time, so it cannot deadlock with a tree dump, which
-  /// takes locks from the top down.
-  func resolvedSlots(at generation: UInt64) -> [ObjectIdentifier: Slot] {
-    if let fresh = state.withLock({ $0.freshResolved(at: generation) }) { return fresh.slots }
+  /// takes locks from the top down. A node without overrides shares the snapshot of the node
+  /// above it; a node with overrides lays them over its parent's values without copying them
+  /// (see ``ResolvedValues``).
+  func resolved(at generation: UInt64) -> ResolvedValues {
+    if let fresh = state.withLock({ $0.freshResolved(at: generation) }) { return fresh }
     var stale: [EnvironmentNode] = [self]
-    var base = ResolvedValues(generation: generation, slots: [:])
+    var above = ResolvedValues(generation: generation, top: [:], rest: [:])
     var cursor = parent
     while let node = cursor {
       if let fresh = node.state.withLock({ $0.freshResolved(at: generation) }) {
-        base = fresh
+        above = fresh
         break
       }
       stale.append(node)
       cursor = node.parent
     }
     for node in stale.reversed() {
-      base = node.state.withLock { state in
+      above = node.state.withLock { state in
         let resolved =
           state.overrides.isEmpty
-          ? base
-          : ResolvedValues(
-            generation: generation,
-            slots: base.slots.merging(state.overrides) { _, own in own })
+          ? above
+          : ResolvedValues(generation: generation, top: state.overrides, rest: above.flattened)
         if (state.resolved?.generation ?? 0) < generation { state.resolved = resolved }
         return resolved
       }
     }
-    return base.slots
+    return above
   }
 
   // MARK: Writing
@@ -221,7 +221,7 @@ public final class EnvironmentNode: Sendable {
     let origin = EnvironmentOrigin(
       fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
     var scratch = EnvironmentValues(
-      slots: [:], base: resolvedSlots(at: EnvironmentGeneration.current))
+      slots: [:], base: resolved(at: EnvironmentGeneration.current).flattened)
     scratch.writeOrigin = origin
     let result = try body(&scratch)
     let written = scratch.slots
@@ -311,15 +311,38 @@ extension EnvironmentNode.State {
   }
 }
 
-/// The values a node sees, resolved at a generation; shared by a node's descendants that have
-/// no overrides of their own.
+/// The values a node sees, resolved at a generation: its overrides (`top`) laid over everything
+/// its ancestors provide (`rest`, flattened).
+///
+/// A node without overrides shares the snapshot of the node above it. A node with overrides
+/// does not copy its parent's values to resolve: reads look in `top`, then in `rest`. The
+/// flattened dictionary is built only when a child with overrides of its own needs it, and is
+/// then kept.
 final class ResolvedValues: Sendable {
   /// The generation loaded before the data was read: the snapshot is at least this fresh.
   let generation: UInt64
-  let slots: [ObjectIdentifier: Slot]
+  let top: [ObjectIdentifier: Slot]
+  let rest: [ObjectIdentifier: Slot]
+  private let flat = Lock<[ObjectIdentifier: Slot]?>(nil)
 
-  init(generation: UInt64, slots: [ObjectIdentifier: Slot]) {
+  init(generation: UInt64, top: [ObjectIdentifier: Slot], rest: [ObjectIdentifier: Slot]) {
     self.generation = generation
-    self.slots = slots
+    self.top = top
+    self.rest = rest
+  }
+
+  /// The values, ready to read.
+  var values: EnvironmentValues {
+    top.isEmpty ? EnvironmentValues(slots: rest) : EnvironmentValues(slots: top, base: rest)
+  }
+
+  /// The values as one dictionary.
+  var flattened: [ObjectIdentifier: Slot] {
+    if top.isEmpty { return rest }
+    if rest.isEmpty { return top }
+    if let flat = flat.withLock({ $0 }) { return flat }
+    let merged = rest.merging(top) { _, own in own }
+    flat.withLock { $0 = merged }
+    return merged
   }
 }

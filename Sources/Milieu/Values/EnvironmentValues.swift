@@ -126,15 +126,28 @@ public struct EnvironmentValues: Sendable {
 }
 
 /// One stored value with what diagnostics need to know about it.
-struct Slot: Sendable {
+///
+/// A class, so that copying values between nodes (resolving, merging) retains one object per
+/// value instead of each of its fields.
+final class Slot: Sendable {
   /// The value itself.
-  var value: any Sendable
+  let value: any Sendable
   /// The accessor or key name, for explanations and tree dumps.
-  var name: String
+  let name: String
   /// Where the value was set, when a node set it.
-  var origin: EnvironmentOrigin?
+  let origin: EnvironmentOrigin?
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
-  var anchor: (any AnyObject & Sendable)?
+  let anchor: (any AnyObject & Sendable)?
+
+  init(
+    value: any Sendable, name: String, origin: EnvironmentOrigin?,
+    anchor: (any AnyObject & Sendable)?
+  ) {
+    self.value = value
+    self.name = name
+    self.origin = origin
+    self.anchor = anchor
+  }
 }
 
 /// Records the keys that code reads from an ``EnvironmentValues``.
