@@ -103,6 +103,11 @@ public struct AlertButton: Sendable, Identifiable {
     AlertButton(title, role: .destructive, action: action)
   }
 
+  /// The same button, with the same identity, without its action.
+  package var withoutAction: AlertButton {
+    AlertButton(id: id, title: title, role: role, action: nil)
+  }
+
   /// A copy with another title or role and the same identity and action.
   func with(title: String? = nil, role: Role? = nil) -> AlertButton {
     AlertButton(id: id, title: title ?? self.title, role: role ?? self.role, action: action)

@@ -93,6 +93,22 @@ public struct AlertData: Presentable {
     buttons.firstIndex { $0.id == button.id }.map { AlertChoice(buttons[$0], at: $0) }
   }
 
+  /// The same alert, with the same identities, whose buttons carry no actions: what a record of
+  /// the alert keeps, so that keeping it keeps nothing its actions captured alive.
+  package var withoutActions: AlertData {
+    AlertData(copying: self, buttons: buttons.map { $0.withoutAction })
+  }
+
+  private init(copying alert: AlertData, buttons: [AlertButton]) {
+    id = alert.id
+    title = alert.title
+    message = alert.message
+    self.buttons = buttons
+    deduplicationKey = alert.deduplicationKey
+    callSite = alert.callSite
+    diagnostics = alert.diagnostics
+  }
+
   // MARK: Presentable
 
   /// Alerts stay until they are answered.

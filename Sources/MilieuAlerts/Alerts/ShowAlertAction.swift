@@ -55,10 +55,7 @@ public struct ShowAlertAction: Sendable {
         _ alert: AlertData, _ resolve: @escaping @Sendable (AlertOutcome) -> Void
       ) -> Void
   ) {
-    engine = PresentationAction { alert, resolution in
-      let resolution = resolution ?? Resolution { _ in }
-      handler(alert) { resolution.resolve($0) }
-    }
+    engine = PresentationAction(handler: handler)
   }
 
   /// An action that shows alerts in a host, which it holds weakly.

@@ -32,6 +32,18 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     self.withdraw = withdraw
   }
 
+  /// Hands each item to a closure that answers it by calling `resolve`; an item whose `resolve`
+  /// is dropped uncalled resolves as ``DropReason/unanswered``, and calls after the first are
+  /// ignored.
+  package init(
+    handler: @escaping @Sendable (Item, _ resolve: @escaping @Sendable (Outcome) -> Void) -> Void
+  ) {
+    self.init { item, resolution in
+      let resolution = resolution ?? Resolution { _ in }
+      handler(item) { resolution.resolve($0) }
+    }
+  }
+
   /// Reports that no host is installed, then drops the item as ``DropReason/noHost``.
   static func noHost(_ what: String, install: String) -> Self {
     Self { item, resolution in

@@ -45,6 +45,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     case resolve(Resolution<Item.Choice>?, Outcome)
     case event(PresentationEvent<Item>)
     case expire(Item, after: Duration)
+    case cancelExpiry(Task<Void, Never>)
   }
 
   fileprivate struct State: ~Copyable, Sendable {
@@ -55,6 +56,8 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     var isDelivering = false
     var subscribers: [Int: AsyncStream<PresentationEvent<Item>>.Continuation] = [:]
     var nextSubscriber = 0
+    /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
+    var expiries: [PresentationID: Task<Void, Never>] = [:]
   }
 
   /// Creates a host.
@@ -78,11 +81,12 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   }
 
   deinit {
-    let (entries, subscribers) = state.withLock { state in
+    let (entries, subscribers, expiries) = state.withLock { state in
       var entries = state.pending.removeAll()
       if let current = state.current.take() { entries.insert(current, at: 0) }
-      return (entries, state.subscribers.values)
+      return (entries, state.subscribers.values, state.expiries.values)
     }
+    for expiry in expiries { expiry.cancel() }
     for entry in entries {
       for subscriber in subscribers { subscriber.yield(.dropped(entry.item, .hostDeallocated)) }
       entry.resolution?.resolve(.dropped(.hostDeallocated))
@@ -137,6 +141,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         state.effects.append(.event(.enqueued(item)))
         state.current = nil
         state.forget(shown.item)
+        state.stopExpiry(of: shown.item)
         state.effects.append(.withdraw(shown.item))
         state.drop(shown, .replaced(by: item.id))
         state.makeCurrent(entry)
@@ -278,6 +283,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       if let shown = state.current, shown.item.id == id {
         state.current = nil
         state.forget(shown.item)
+        state.stopExpiry(of: shown.item)
         state.effects.append(.withdraw(shown.item))
         state.drop(shown, .cancelled)
         state.presentNext()
@@ -302,6 +308,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       }
       state.current = nil
       state.forget(shown.item)
+      state.stopExpiry(of: shown.item)
       state.effects.append(
         .event(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item)))
       state.presentNext()
@@ -374,6 +381,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         case .resolve(let resolution, let outcome): resolution?.resolve(outcome)
         case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
         case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)
+        case .cancelExpiry(let task): task.cancel()
         }
       }
     }
@@ -382,10 +390,20 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   private func scheduleExpiry(of item: Item, after lifetime: Duration) {
     guard let choice = item.expiryChoice else { return }
     let clock = clock
-    Task { [weak self] in
-      try? await clock.sleep(for: lifetime)
+    let task = Task { [weak self] in
+      do {
+        try await clock.sleep(for: lifetime)
+      } catch {
+        return  // cancelled: the item resolved before it expired
+      }
       try? await self?.choose(choice, for: item)
     }
+    let stillShown = state.withLock { state in
+      guard state.current?.item.id == item.id else { return false }
+      state.expiries[item.id] = task
+      return true
+    }
+    if !stillShown { task.cancel() }
   }
 }
 
@@ -405,6 +423,11 @@ extension PresentationHost.State {
       effects.append(.present(next.item))
       if let lifetime = next.item.lifetime { effects.append(.expire(next.item, after: lifetime)) }
     }
+  }
+
+  /// Stops the expiry of an item that left the screen before its lifetime ran out.
+  fileprivate mutating func stopExpiry(of item: Item) {
+    if let expiry = expiries.removeValue(forKey: item.id) { effects.append(.cancelExpiry(expiry)) }
   }
 
   fileprivate mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {

@@ -27,10 +27,7 @@ public struct ShowToastAction: Sendable {
         _ toast: Toast, _ resolve: @escaping @Sendable (ToastOutcome) -> Void
       ) -> Void
   ) {
-    engine = PresentationAction { toast, resolution in
-      let resolution = resolution ?? Resolution { _ in }
-      handler(toast) { resolution.resolve($0) }
-    }
+    engine = PresentationAction(handler: handler)
   }
 
   /// An action that shows toasts in a host, which it holds weakly.

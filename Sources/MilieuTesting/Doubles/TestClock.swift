@@ -38,11 +38,18 @@ public final class TestClock: Clock, Sendable {
   }
 
   private struct Sleeper: Sendable {
+    let identifier: Int
     let deadline: Instant
     let continuation: CheckedContinuation<Void, any Error>
   }
 
-  private let state = Lock<(now: Instant, sleepers: [Sleeper])>((Instant(offset: .zero), []))
+  private struct State: Sendable {
+    var now = Instant(offset: .zero)
+    var sleepers: [Sleeper] = []
+    var nextSleeper = 0
+  }
+
+  private let state = Lock(State())
 
   /// Creates a clock at time zero.
   public init() {}
@@ -59,17 +66,39 @@ public final class TestClock: Clock, Sendable {
   /// - Parameters:
   ///   - deadline: When to wake.
   ///   - tolerance: Ignored.
-  /// - Throws: `CancellationError` if the sleeping task is cancelled.
+  /// - Throws: `CancellationError` if the sleeping task is cancelled; it then stops waiting.
   public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
     try Task.checkCancellation()
-    try await withCheckedThrowingContinuation { continuation in
-      let ready = state.withLock { state in
-        if deadline <= state.now { return true }
-        state.sleepers.append(Sleeper(deadline: deadline, continuation: continuation))
-        return false
-      }
-      if ready { continuation.resume() }
+    let identifier = state.withLock { state in
+      state.nextSleeper += 1
+      return state.nextSleeper
     }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let ready = state.withLock { state in
+          if deadline <= state.now { return true }
+          state.sleepers.append(
+            Sleeper(identifier: identifier, deadline: deadline, continuation: continuation))
+          return false
+        }
+        if ready {
+          continuation.resume()
+        } else if Task.isCancelled {
+          cancelSleeper(identifier)
+        }
+      }
+    } onCancel: {
+      cancelSleeper(identifier)
+    }
+  }
+
+  private func cancelSleeper(_ identifier: Int) {
+    let sleeper = state.withLock { state in
+      state.sleepers.firstIndex { $0.identifier == identifier }.map {
+        state.sleepers.remove(at: $0)
+      }
+    }
+    sleeper?.continuation.resume(throwing: CancellationError())
   }
 
   /// Moves the clock forward, waking every sleeper whose deadline has come.

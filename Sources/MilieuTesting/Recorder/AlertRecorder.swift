@@ -44,6 +44,9 @@ public final class AlertRecorder: Sendable {
     var isFinished = false
   }
 
+  /// An alert as recorded: without its button actions, so that the history keeps nothing alive
+  /// (an action that captures a service would otherwise tie the service, its node and this
+  /// recorder into a cycle).
   private struct Record: Sendable {
     let alert: AlertData
     var isInspected = false
@@ -225,8 +228,10 @@ public final class AlertRecorder: Sendable {
   }
 
   /// Ends the recorder: if it is exhaustive, every alert shown but never checked nor answered
-  /// fails the test, listed with where it was shown. Runs once; scopes call it for you.
+  /// fails the test, listed with where it was shown; then alerts still shown or waiting are
+  /// withdrawn (they resolve as cancelled). Runs once; scopes call it for you.
   public func finish() {
+    defer { withdrawRemaining() }
     let (unchecked, waiters) = state.withLock { state in
       guard !state.isFinished else {
         return ([AlertData](), [CheckedContinuation<AlertData?, Never>]())
@@ -252,11 +257,15 @@ public final class AlertRecorder: Sendable {
 
   // MARK: Internals
 
+  private func withdrawRemaining() {
+    while let alert = host.current { host.withdraw(alert.id) }
+  }
+
   private var shownTitles: [String] { state.withLock { $0.records.map(\.alert.title) } }
 
   private func record(_ alert: AlertData) {
     let delivery = state.withLock { state -> (CheckedContinuation<AlertData?, Never>, AlertData)? in
-      state.records.append(Record(alert: alert))
+      state.records.append(Record(alert: alert.withoutActions))
       guard let (identifier, waiter) = state.waiters.min(by: { $0.key < $1.key }) else {
         return nil
       }
