@@ -10,21 +10,38 @@ import Synchronization
 /// into the caller, so the sanitizer sees them and learns the order; the mutex alone provides
 /// the exclusion. Outside the sanitizer they cost a plain load and store.
 ///
-/// The packages's other modules use it too, so every lock in Milieu is checked the same way.
-package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
-  private let mutex: Mutex<Value>
-  private let fence = Atomic<UInt8>(0)
+/// Every module of Milieu uses it, so every lock in Milieu is checked the same way; it is public
+/// so that code from those modules that the compiler specializes in a client package can
+/// specialize the lock too. `withLock` is inlinable for the same reason: unspecialized, it spent
+/// a third of an alert's present-and-tap cycle looking up type metadata.
+///
+/// ```swift
+/// final class Counter: Sendable {
+///   private let count = Lock(0)
+///   func increment() { count.withLock { $0 += 1 } }
+/// }
+/// ```
+public struct Lock<Value>: ~Copyable, Sendable {
+  @usableFromInline let mutex: Mutex<Value>
+  @usableFromInline let fence = Atomic<UInt8>(0)
 
   /// Creates a lock around an initial value.
-  package init(_ initialValue: consuming sending Value) {
+  ///
+  /// - Parameter initialValue: The value the lock guards.
+  public init(_ initialValue: consuming sending Value) {
     mutex = Mutex(initialValue)
   }
 
   /// Runs `body` with exclusive access to the value.
   ///
-  /// Never call user code, or anything that can block on another lock of a lower layer, from
-  /// `body`.
-  package borrowing func withLock<Result, Failure: Error>(
+  /// Keep `body` short: never call code you do not control, wait, or take a lock that code
+  /// holding this one's might also want.
+  ///
+  /// - Parameter body: Reads or changes the value.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  public borrowing func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in

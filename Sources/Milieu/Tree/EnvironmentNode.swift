@@ -45,7 +45,7 @@ public final class EnvironmentNode: Sendable {
   ///
   /// `resolved` caches what the node sees. A node without overrides sees exactly what its parent
   /// sees, so it shares its parent's snapshot object instead of allocating its own.
-  struct State: ~Copyable {
+  struct State {
     var overrides: [ObjectIdentifier: Slot] = [:]
     var resolved: ResolvedValues?
     var firstChild: Unmanaged<EnvironmentNode>?

@@ -15,20 +15,47 @@ import Milieu
 ///   buttons: [.destructive("Delete") { await notes.delete() }, .cancel()])
 /// ```
 public struct AlertData: Presentable {
+  /// The fields, in one immutable object: an alert is copied at every step of its way through a
+  /// host, and a copy should cost one retain, not one per field.
+  private let storage: Storage
+
+  private final class Storage: Sendable {
+    let id: PresentationID
+    let title: String
+    let message: String?
+    let buttons: [AlertButton]
+    let deduplicationKey: String?
+    let callSite: CallSite
+    let diagnostics: [AlertDiagnostic]
+
+    init(
+      id: PresentationID, title: String, message: String?, buttons: [AlertButton],
+      deduplicationKey: String?, callSite: CallSite, diagnostics: [AlertDiagnostic]
+    ) {
+      self.id = id
+      self.title = title
+      self.message = message
+      self.buttons = buttons
+      self.deduplicationKey = deduplicationKey
+      self.callSite = callSite
+      self.diagnostics = diagnostics
+    }
+  }
+
   /// The alert's identity, unique in the process.
-  public let id: PresentationID
+  public var id: PresentationID { storage.id }
   /// The title.
-  public let title: String
+  public var title: String { storage.title }
   /// The message under the title, if any.
-  public let message: String?
+  public var message: String? { storage.message }
   /// The buttons, never empty, with at most one cancel button and no two titles alike.
-  public let buttons: [AlertButton]
+  public var buttons: [AlertButton] { storage.buttons }
   /// Alerts with the same key are duplicates: a deduplicating host shows only the first.
-  public let deduplicationKey: String?
+  public var deduplicationKey: String? { storage.deduplicationKey }
   /// Where the alert was made.
-  public let callSite: CallSite
+  public var callSite: CallSite { storage.callSite }
   /// The rules the input broke, and how each was repaired; empty for good input.
-  public let diagnostics: [AlertDiagnostic]
+  public var diagnostics: [AlertDiagnostic] { storage.diagnostics }
 
   /// Makes an alert, repairing and reporting bad input.
   ///
@@ -53,14 +80,11 @@ public struct AlertData: Presentable {
   ) {
     let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let checked = AlertValidation.check(title: title, message: message, buttons: buttons)
-    self.id = PresentationID()
-    self.title = checked.title
-    self.message = checked.message
-    self.buttons = checked.buttons
-    self.deduplicationKey = deduplicationKey
-    self.callSite = callSite
-    self.diagnostics = checked.violations.map { AlertDiagnostic($0, at: callSite) }
-    for diagnostic in diagnostics {
+    storage = Storage(
+      id: PresentationID(), title: checked.title, message: checked.message,
+      buttons: checked.buttons, deduplicationKey: deduplicationKey, callSite: callSite,
+      diagnostics: checked.violations.map { AlertDiagnostic($0, at: callSite) })
+    for diagnostic in storage.diagnostics {
       EnvironmentNode.current[\.issueReporter].report(
         EnvironmentIssue(diagnostic.description, at: callSite))
     }
@@ -100,13 +124,10 @@ public struct AlertData: Presentable {
   }
 
   private init(copying alert: AlertData, buttons: [AlertButton]) {
-    id = alert.id
-    title = alert.title
-    message = alert.message
-    self.buttons = buttons
-    deduplicationKey = alert.deduplicationKey
-    callSite = alert.callSite
-    diagnostics = alert.diagnostics
+    storage = Storage(
+      id: alert.id, title: alert.title, message: alert.message, buttons: buttons,
+      deduplicationKey: alert.deduplicationKey, callSite: alert.callSite,
+      diagnostics: alert.diagnostics)
   }
 
   // MARK: Presentable

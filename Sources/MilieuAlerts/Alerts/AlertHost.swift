@@ -11,6 +11,46 @@ import Milieu
 public typealias AlertHost = PresentationHost<AlertData>
 
 extension PresentationHost where Item == AlertData {
+  // Alert-typed forms of the generic entry points. A call on an `AlertHost` from another
+  // package picks these over the generic ones; they are compiled here, where the host is
+  // specialized for alerts, so the caller does not run the host's generic code unspecialized
+  // (which spent most of a present-and-tap cycle looking up type metadata: 6.7 µs against
+  // 1.2 µs through ShowAlertAction in a release build).
+
+  /// The alert being shown, or `nil`.
+  public var current: AlertData? { currentItem }
+
+  /// Shows an alert now, or queues it, according to the ``PresentationHost/policy``.
+  ///
+  /// ```swift
+  /// host.show(AlertData(title: "Saved")) { outcome in print("Saved:", outcome) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - alert: The alert.
+  ///   - completion: Receives the alert's outcome, exactly once.
+  public func show(_ alert: AlertData, completion: (@Sendable (AlertOutcome) -> Void)? = nil) {
+    show(alert, resolution: completion.map { Resolution($0) })
+  }
+
+  /// Dismisses the current alert without a tap, which runs its cancel button's action.
+  ///
+  /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.
+  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
+  ///   changes.
+  public func dismiss(_ alert: AlertData) throws(PresentationError) {
+    try dismissItem(alert)
+  }
+
+  /// Dismisses the current alert and waits for its cancel button's action to finish.
+  ///
+  /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.
+  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
+  ///   changes.
+  public func dismiss(_ alert: AlertData) async throws(PresentationError) {
+    try await dismissItem(alert)
+  }
+
   /// Taps one of the current alert's buttons and starts its action.
   ///
   /// ```swift
@@ -21,7 +61,7 @@ extension PresentationHost where Item == AlertData {
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current``.
+  ///   - alert: The alert, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
   public func tap(_ button: AlertButton, of alert: AlertData) throws(PresentationError) {
@@ -32,7 +72,7 @@ extension PresentationHost where Item == AlertData {
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current``.
+  ///   - alert: The alert, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
   public func tap(_ button: AlertButton, of alert: AlertData) async throws(PresentationError) {

@@ -4,7 +4,7 @@ import Milieu
 /// behind it, and hands them to a presenter one at a time.
 ///
 /// ``AlertHost`` and ``ToastHost`` are this host over ``AlertData`` and ``Toast``. Items
-/// arrive through ``show(_:completion:)`` (usually from a ``ShowAlertAction``); the host applies
+/// arrive through ``show(_:completion:)-(Item,_)`` (usually from a ``ShowAlertAction``); the host applies
 /// its ``PresentationPolicy``, makes an item current, calls its ``Presenter``, and waits for an
 /// answer: ``choose(_:for:)-6fepu``, ``dismiss(_:)-9aec0``, or the item's expiry. Then `current` becomes
 /// `nil` and the next waiting item is presented.
@@ -48,7 +48,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     case cancelExpiry(Task<Void, Never>)
   }
 
-  fileprivate struct State: ~Copyable, Sendable {
+  fileprivate struct State: Sendable {
     var current: Entry?
     var pending = PendingQueue<Entry>()
     var keys: [String: PresentationID] = [:]
@@ -97,12 +97,14 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   // MARK: State
 
   /// The item being shown, or `nil`.
-  public var current: Item? { state.withLock { $0.current?.item } }
+  public var current: Item? { currentItem }
 
-  /// The items waiting behind ``current``, first to be shown first.
+  var currentItem: Item? { state.withLock { $0.current?.item } }
+
+  /// The items waiting behind ``current-959d1``, first to be shown first.
   public var pending: [Item] { state.withLock { $0.pending.elements.map(\.item) } }
 
-  /// The number of items waiting behind ``current``.
+  /// The number of items waiting behind ``current-959d1``.
   public var pendingCount: Int { state.withLock { $0.pending.count } }
 
   // MARK: Showing
@@ -217,7 +219,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ///
   /// - Parameters:
   ///   - choice: The answer, which must belong to the item.
-  ///   - item: The item, which must be ``current``.
+  ///   - item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the item is not current or the choice is not its
   ///   own; then nothing changes.
   public func choose(_ choice: Item.Choice, for item: Item) throws(PresentationError) {
@@ -236,7 +238,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ///
   /// - Parameters:
   ///   - choice: The answer, which must belong to the item.
-  ///   - item: The item, which must be ``current``.
+  ///   - item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the item is not current or the choice is not its
   ///   own; then nothing changes.
   public func choose(_ choice: Item.Choice, for item: Item) async throws(PresentationError) {
@@ -248,10 +250,14 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// Dismisses the current item without a choice; for an alert, this runs the cancel button's
   /// action.
   ///
-  /// - Parameter item: The item, which must be ``current``.
+  /// - Parameter item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
   public func dismiss(_ item: Item) throws(PresentationError) {
+    try dismissItem(item)
+  }
+
+  func dismissItem(_ item: Item) throws(PresentationError) {
     let (entry, action) = try resolveCurrent(item, with: nil)
     guard let action else {
       entry.resolution?.resolve(.dismissed)
@@ -265,10 +271,14 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   /// Dismisses the current item and waits for its dismissal action to finish.
   ///
-  /// - Parameter item: The item, which must be ``current``.
+  /// - Parameter item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
   public func dismiss(_ item: Item) async throws(PresentationError) {
+    try await dismissItem(item)
+  }
+
+  func dismissItem(_ item: Item) async throws(PresentationError) {
     let (entry, action) = try resolveCurrent(item, with: nil)
     await action?()
     entry.resolution?.resolve(.dismissed)
