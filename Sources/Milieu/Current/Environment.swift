@@ -24,6 +24,9 @@ import Synchronization
 /// that node every time: escaping closures and later calls see the same subtree, and a change to
 /// the node's overrides is seen at the next read.
 ///
+/// The wrapper keeps the last value it read, as a stored property would, until its next read
+/// or its own end: a value its node stops holding is released at the wrapper's next read.
+///
 /// A property wrapper's storage is a `var`, so a `Sendable` class cannot hold one; use a struct
 /// or an actor, or keep `let retries = Environment(\.retries)` and read `retries.wrappedValue`.
 ///

@@ -79,7 +79,7 @@ public final class EnvironmentNode: Sendable {
   }
 
   deinit {
-    parent?.unlink(self)
+    if let parent { Self.structure.withLock { _ in parent.unlink(self) } }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
   }
 
@@ -166,7 +166,14 @@ public final class EnvironmentNode: Sendable {
           state.overrides.isEmpty
           ? above
           : ResolvedValues(generation: generation, top: state.overrides, rest: above.flattened)
-        if (state.resolved?.generation ?? 0) < generation { state.resolved = resolved }
+        // Cache only while the generation is still the one the snapshot was read at: a write
+        // that came in between may already have retired this node's cache, and must not find
+        // an old snapshot put back behind it.
+        if EnvironmentGeneration.current == generation,
+          (state.resolved?.generation ?? 0) < generation
+        {
+          state.resolved = resolved
+        }
         return resolved
       }
     }
@@ -226,15 +233,14 @@ public final class EnvironmentNode: Sendable {
     let result = try body(&scratch)
     let written = scratch.slots
     guard !written.isEmpty else { return result }
-    state.withLock { state in
-      if state.overrides.isEmpty {
-        state.overrides = written
-      } else {
-        state.overrides.merge(written) { _, new in new }
-      }
-      state.resolved = nil
+    // What the write replaces is released after the lock, in `didWrite`: a value's deinit (an
+    // alert host's resolves its awaiters) must not run under a node's lock.
+    let replaced = state.withLock { state in
+      let replaced = Replaced(overrides: state.overrides, resolved: state.resolved.take())
+      state.overrides.merge(written) { _, new in new }
+      return replaced
     }
-    didWrite()
+    didWrite(replacing: replaced)
     return result
   }
 
@@ -247,19 +253,58 @@ public final class EnvironmentNode: Sendable {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(Self.reads(of: keyPath, in: EnvironmentValues()).map(\.identifier))
-    let removed = state.withLock { state in
-      let before = state.overrides.count
+    let replaced = state.withLock { state -> Replaced? in
+      guard state.overrides.keys.contains(where: identifiers.contains) else { return nil }
+      let replaced = Replaced(overrides: state.overrides, resolved: state.resolved.take())
       state.overrides = state.overrides.filter { !identifiers.contains($0.key) }
-      state.resolved = nil
-      return state.overrides.count != before
+      return replaced
     }
-    if removed { didWrite() }
+    if let replaced { didWrite(replacing: replaced) }
   }
 
-  private func didWrite() {
-    EnvironmentGeneration.advance()
-    ChangeObservers.notify()
+  /// What a write took out of a node, kept until no lock is held.
+  private struct Replaced {
+    var overrides: [ObjectIdentifier: Slot]
+    var resolved: ResolvedValues?
   }
+
+  /// Makes a write visible: every cache goes stale, and the snapshots cached below this node are
+  /// dropped now, so that a replaced value is freed without waiting for each descendant's next
+  /// read. Old values are released here, with no lock held.
+  private func didWrite(replacing replaced: Replaced) {
+    EnvironmentGeneration.advance()
+    let retired = retireDescendantSnapshots()
+    ChangeObservers.notify()
+    withExtendedLifetime((replaced, retired)) {}
+  }
+
+  /// Takes the cached snapshots out of every descendant.
+  ///
+  /// The walk is iterative, so a 10,000-deep chain does not exhaust a thread's stack, and takes
+  /// one node's lock at a time. It holds ``structure`` throughout, which a node's `deinit` also
+  /// takes before unlinking itself: so no node the walk can reach is freed while it runs, even
+  /// one whose last reference went away a moment ago.
+  private func retireDescendantSnapshots() -> [ResolvedValues] {
+    Self.structure.withLock { _ in
+      var retired: [ResolvedValues] = []
+      var pending: [Unmanaged<EnvironmentNode>] = []
+      if let first = state.withLock({ $0.firstChild }) { pending.append(first) }
+      while let next = pending.popLast() {
+        next._withUnsafeGuaranteedRef { node in
+          let (snapshot, child, sibling) = node.state.withLock { state in
+            (state.resolved.take(), state.firstChild, state.nextSibling)
+          }
+          if let snapshot { retired.append(snapshot) }
+          if let sibling { pending.append(sibling) }
+          if let child { pending.append(child) }
+        }
+      }
+      return retired
+    }
+  }
+
+  /// Serializes walks over the tree's child links with the unlinking of nodes being freed.
+  static let structure = Lock(())
 
   /// The keys, with their current origins, that a key path reads.
   static func reads<Value>(
