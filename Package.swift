@@ -7,6 +7,8 @@ let package = Package(
     .library(name: "Milieu", targets: ["Milieu"]),
     .library(name: "MilieuAlerts", targets: ["MilieuAlerts"]),
     .library(name: "MilieuTesting", targets: ["MilieuTesting"]),
+    .library(name: "MilieuTerminal", targets: ["MilieuTerminal"]),
+    .executable(name: "milieu-demo", targets: ["MilieuDemo"]),
   ],
   targets: [
     .target(name: "Milieu"),
@@ -15,6 +17,13 @@ let package = Package(
     .testTarget(name: "MilieuTests", dependencies: ["Milieu"]),
     .testTarget(name: "MilieuAlertsTests", dependencies: ["MilieuAlerts", "MilieuTesting"]),
     .testTarget(name: "MilieuTestingTests", dependencies: ["MilieuTesting"]),
+    .target(name: "MilieuTerminal", dependencies: ["Milieu", "MilieuAlerts"]),
+    .executableTarget(
+      name: "MilieuDemo", dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal"]),
+    .testTarget(
+      name: "MilieuTerminalTests", dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal"],
+      exclude: ["Golden"]),
+    .testTarget(name: "MilieuDemoTests"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -111,6 +111,11 @@ extension EnvironmentNode {
 
   /// A short, single-line description of a value for diagnostics.
   static func describe(_ value: Any) -> String {
+    let mirror = Mirror(reflecting: value)
+    if mirror.displayStyle == .optional {
+      guard let wrapped = mirror.children.first?.value else { return "nil" }
+      return describe(wrapped)
+    }
     var text = String(describing: value)
     text = String(text.map { $0.isNewline ? " " : $0 })
     if text.count > 80 { text = String(text.prefix(79)) + "…" }

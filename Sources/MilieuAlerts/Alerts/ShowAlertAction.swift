@@ -236,3 +236,8 @@ extension EnvironmentValues {
     set { self[Self.alertHost] = newValue }
   }
 }
+
+extension ShowAlertAction: CustomStringConvertible {
+  /// `ShowAlertAction`, which tree dumps and explanations show for the action.
+  public var description: String { "ShowAlertAction" }
+}

@@ -453,3 +453,9 @@ extension PresentationHost.State {
     if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
   }
 }
+
+extension PresentationHost: CustomStringConvertible {
+  /// `AlertData host` — what tree dumps and explanations show for a host stored in the
+  /// environment.
+  public var description: String { "\(Item.self) host" }
+}

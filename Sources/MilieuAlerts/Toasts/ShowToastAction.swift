@@ -129,3 +129,8 @@ extension EnvironmentNode {
     return host
   }
 }
+
+extension ShowToastAction: CustomStringConvertible {
+  /// `ShowToastAction`, which tree dumps and explanations show for the action.
+  public var description: String { "ShowToastAction" }
+}

@@ -1,0 +1,5 @@
+/// One note in a folder.
+struct Note: Sendable, Hashable {
+  var title: String
+  var isSelected = false
+}

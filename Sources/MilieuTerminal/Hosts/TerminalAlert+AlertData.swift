@@ -1,0 +1,44 @@
+import MilieuAlerts
+
+extension TerminalAlert {
+  /// Creates the terminal drawing of a host's `AlertData`: the same title,
+  /// message and buttons, in the same order.
+  ///
+  /// Button indices match: the button at index `i` of ``buttons`` is `alert.buttons[i]`, so a
+  /// ``TerminalChoice/button(_:)`` answers the alert directly. Roles map one to one; a role this
+  /// module does not know — one added after it was written — is drawn as
+  /// ``TerminalButton/Role/default``.
+  ///
+  /// ```swift
+  /// let alert = AlertData(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
+  /// if case .button(let index) = try await TerminalPresenter().present(TerminalAlert(alert)) {
+  ///   try host.tap(alert.buttons[index], of: alert)
+  /// }
+  /// ```
+  ///
+  /// - Parameter alert: The alert to draw.
+  public init(_ alert: AlertData) {
+    self.init(
+      title: alert.title, message: alert.message,
+      buttons: alert.buttons.map { TerminalButton($0.title, role: TerminalButton.Role($0.role)) })
+  }
+}
+
+extension TerminalButton.Role {
+  /// The terminal role for an `AlertButton.Role`; roles added later, which this
+  /// module does not know, are ``default``.
+  ///
+  /// ```swift
+  /// TerminalButton.Role(.destructive)                  // .destructive
+  /// TerminalButton.Role(AlertButton.Role("archive"))   // .default
+  /// ```
+  ///
+  /// - Parameter role: The alert button's role.
+  public init(_ role: AlertButton.Role) {
+    switch role {
+    case .cancel: self = .cancel
+    case .destructive: self = .destructive
+    default: self = .default
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/// The focus state machine of an alert on screen: which button is focused, and what each key
+/// does.
+///
+/// A pure value: feed it keys with ``handle(_:)`` and act on the ``KeyAction`` it returns. Focus
+/// moves in display order (``TerminalAlert/displayOrder``) and wraps around at both ends.
+///
+/// | key | action |
+/// |---|---|
+/// | → Tab ↓ | focus the next button, wrapping to the first |
+/// | ← Shift-Tab ↑ | focus the previous button, wrapping to the last |
+/// | Enter | choose the focused button (dismiss when there are no buttons) |
+/// | 1 … 9 | choose the button shown with that number, if there is one |
+/// | Esc, Ctrl-D | choose the cancel button if there is one, otherwise dismiss |
+/// | Ctrl-C | interrupt |
+///
+/// Choosing a button also focuses it, so a final redraw shows what was chosen.
+///
+/// ```swift
+/// var focus = AlertFocus(alert: alert)
+/// for key in decoder.decode(bytes) {
+///   if case .choose(let index) = focus.handle(key) { return index }
+/// }
+/// ```
+public struct AlertFocus: Hashable, Sendable {
+  /// The index in ``TerminalAlert/buttons`` of the focused button, or `nil` if none is focused.
+  ///
+  /// Pass it to ``AlertRenderer/render(_:width:color:focusedButton:)`` to draw the focus.
+  ///
+  /// ```swift
+  /// let lines = renderer.render(alert, width: 80, color: true, focusedButton: focus.focusedButton)
+  /// ```
+  public private(set) var focusedButton: Int?
+
+  private let displayOrder: [Int]
+  private let cancelButtonIndex: Int?
+
+  /// Creates the focus state for `alert`, focused on ``TerminalAlert/initialFocus``.
+  ///
+  /// ```swift
+  /// var focus = AlertFocus(alert: alert)
+  /// ```
+  ///
+  /// - Parameter alert: The alert on screen.
+  public init(alert: TerminalAlert) {
+    self.init(alert: alert, focusedButton: alert.initialFocus)
+  }
+
+  /// Creates the focus state for `alert`, focused on a button of your choice.
+  ///
+  /// ```swift
+  /// var focus = AlertFocus(alert: alert, focusedButton: 0)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - alert: The alert on screen.
+  ///   - focusedButton: The index in ``TerminalAlert/buttons`` to focus first. `nil` or an index
+  ///     out of range focuses nothing until the first move.
+  public init(alert: TerminalAlert, focusedButton: Int?) {
+    displayOrder = alert.displayOrder
+    cancelButtonIndex = alert.cancelButtonIndex
+    self.focusedButton = focusedButton.flatMap { alert.buttons.indices.contains($0) ? $0 : nil }
+  }
+
+  /// Applies one key and says what it does.
+  ///
+  /// ```swift
+  /// var focus = AlertFocus(alert: alert)
+  /// focus.handle(.tab)    // .moveFocus(to: …)
+  /// focus.handle(.enter)  // .choose(…)
+  /// ```
+  ///
+  /// - Parameter key: The key pressed.
+  /// - Returns: The action to take.
+  public mutating func handle(_ key: Key) -> KeyAction {
+    switch key {
+    case .right, .tab, .down:
+      return move(by: 1)
+    case .left, .shiftTab, .up:
+      return move(by: -1)
+    case .enter:
+      if displayOrder.isEmpty { return .dismiss }
+      return focusedButton.map { .choose($0) } ?? .none
+    case .digit(let number):
+      guard displayOrder.indices.contains(number - 1) else { return .none }
+      return choose(displayOrder[number - 1])
+    case .escape, .endOfInput:
+      return cancelButtonIndex.map { choose($0) } ?? .dismiss
+    case .interrupt:
+      return .interrupt
+    case .other, .unknown:
+      return .none
+    }
+  }
+
+  private mutating func choose(_ index: Int) -> KeyAction {
+    focusedButton = index
+    return .choose(index)
+  }
+
+  private mutating func move(by step: Int) -> KeyAction {
+    guard !displayOrder.isEmpty else { return .none }
+    let count = displayOrder.count
+    let next: Int
+    if let focused = focusedButton, let position = displayOrder.firstIndex(of: focused) {
+      next = ((position + step) % count + count) % count
+    } else {
+      next = step > 0 ? 0 : count - 1
+    }
+    focusedButton = displayOrder[next]
+    return .moveFocus(to: displayOrder[next])
+  }
+}

@@ -1,0 +1,53 @@
+extension TerminalPresenter {
+  /// The longest answer line kept; the rest of a longer line is read and dropped.
+  static let lineLimit = 4096
+
+  /// An answer as it is echoed after the prompt: on one line, neutralised, and cut to fit.
+  static func echo(of answer: String, width: Int) -> String {
+    var text = TextSanitizer.sanitize(answer, mode: .singleLine)
+    while text.last == " " { text.removeLast() }
+    return TextWrapper.truncate(text, width: max(AlertRenderer.minimumWidth, width - 20))
+  }
+
+  /// Prints `alert` as numbered text and reads lines until one names a button.
+  func presentPlainly(
+    _ alert: TerminalAlert, cancellation: Int32?
+  ) throws(TerminalError) -> TerminalChoice {
+    let width = TerminalSize.currentColumns(of: [output, input])
+    let screen = TerminalScreen.forOutput(output)
+    try screen.write(renderer.renderPlain(alert, width: width).joined(separator: "\n") + "\n")
+    while true {
+      try screen.writePrompt(renderer.plainPrompt(for: alert))
+      let line: String
+      let read: FileDescriptorIO.LineResult
+      do throws(TerminalError) {
+        read = try FileDescriptorIO.readLine(
+          input, limit: Self.lineLimit, cancellation: cancellation)
+      } catch {
+        try? screen.endPrompt(echo: "")
+        throw error
+      }
+      switch read {
+      case .line(let text):
+        line = text
+        // The answer came from a pipe or file, or was echoed on another terminal: show it
+        // after the prompt so the output reads as a transcript.
+        try screen.endPrompt(echo: Self.echo(of: text, width: width))
+      case .endOfInput:
+        try screen.endPrompt(echo: "")
+        return alert.cancelButtonIndex.map { .button($0) } ?? .dismissed
+      case .cancelled:
+        try screen.endPrompt(echo: "")
+        return .cancelled
+      }
+      switch LineAnswer.parse(line, for: alert) {
+      case .button(let index):
+        return .button(index)
+      case .dismiss:
+        return .dismissed
+      case .invalid(let message):
+        try screen.write(message + "\n")
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import Milieu
+
+/// Everything written to one output descriptor, in order, so that an alert on screen, toasts and
+/// log lines never overwrite one another.
+///
+/// There is one screen per output descriptor in the process (``forOutput(_:)``). It knows what
+/// is on the last lines of the output:
+///
+/// - a *frame* — the box of an interactive alert, redrawn in place as the focus moves;
+/// - a *prompt* — the plain-text question waiting for an answer on the same line;
+/// - or nothing in particular.
+///
+/// ``writeLine(_:)`` puts a line of text above a frame (the frame is erased, the line written,
+/// the frame drawn again below it) or after a prompt (on a line of its own, then the prompt
+/// again), so a toast that arrives while an alert waits for the user lands in the scrollback
+/// and the alert stays whole.
+///
+/// Every write happens under the screen's lock, so whole writes never interleave.
+final class TerminalScreen: Sendable {
+  private static let screens = Lock<[Int32: TerminalScreen]>([:])
+
+  /// The screen of an output descriptor, made on first use.
+  static func forOutput(_ descriptor: Int32) -> TerminalScreen {
+    screens.withLock { screens in
+      if let screen = screens[descriptor] { return screen }
+      let screen = TerminalScreen(output: descriptor)
+      screens[descriptor] = screen
+      return screen
+    }
+  }
+
+  private struct State: Sendable {
+    var redrawer = FrameRedrawer()
+    /// The frame on screen, or empty.
+    var frame: [String] = []
+    var frameColumns = TerminalSize.fallbackColumns
+    /// The prompt written without a line break, while it waits for an answer.
+    var prompt: String?
+  }
+
+  let output: Int32
+  private let state = Lock(State())
+
+  private init(output: Int32) {
+    self.output = output
+  }
+
+  /// Writes `text` as it is.
+  func write(_ text: String) throws(TerminalError) {
+    try state.withLock { _ throws(TerminalError) in
+      try FileDescriptorIO.write(text, to: output)
+    }
+  }
+
+  /// Draws `lines` as the frame, replacing the frame drawn before, if any.
+  ///
+  /// - Parameters:
+  ///   - lines: The frame; its first line must carry no escape sequences.
+  ///   - columns: The terminal's width now.
+  /// - Throws: ``TerminalError`` if writing fails.
+  func drawFrame(_ lines: [String], columns: Int) throws(TerminalError) {
+    try state.withLock { state throws(TerminalError) in
+      let text = state.redrawer.replace(with: lines, terminalColumns: columns)
+      state.frame = lines
+      state.frameColumns = columns
+      try FileDescriptorIO.write(text, to: output)
+    }
+  }
+
+  /// Ends the frame: leaves it on screen and writes `trailer` after it, or erases it first.
+  ///
+  /// - Parameters:
+  ///   - erasing: Whether to take the frame off the screen.
+  ///   - trailer: Written after the frame, or where it was.
+  /// - Throws: ``TerminalError`` if writing fails; the frame counts as ended anyway.
+  func endFrame(erasing: Bool, trailer: String) throws(TerminalError) {
+    try state.withLock { state throws(TerminalError) in
+      var text = ""
+      if erasing, !state.frame.isEmpty {
+        text = state.redrawer.replace(with: [], terminalColumns: state.frameColumns)
+      }
+      state.redrawer = FrameRedrawer()
+      state.frame = []
+      try FileDescriptorIO.write(text + trailer, to: output)
+    }
+  }
+
+  /// Writes a prompt and leaves the cursor after it, for an answer on the same line.
+  func writePrompt(_ prompt: String) throws(TerminalError) {
+    try state.withLock { state throws(TerminalError) in
+      try FileDescriptorIO.write(prompt, to: output)
+      state.prompt = prompt
+    }
+  }
+
+  /// Ends the prompt: writes `echo` (what was answered) and a line break after it.
+  func endPrompt(echo: String) throws(TerminalError) {
+    try state.withLock { state throws(TerminalError) in
+      guard state.prompt != nil else { return }
+      state.prompt = nil
+      try FileDescriptorIO.write(echo + "\n", to: output)
+    }
+  }
+
+  /// Writes one line of text so that it stays in the scrollback: above the frame or after the
+  /// prompt, which are then shown again.
+  ///
+  /// - Parameter line: One line, without a line break, already safe to show.
+  /// - Throws: ``TerminalError`` if writing fails.
+  func writeLine(_ line: String) throws(TerminalError) {
+    try state.withLock { state throws(TerminalError) in
+      var text = ""
+      if !state.frame.isEmpty {
+        text += state.redrawer.replace(with: [], terminalColumns: state.frameColumns)
+        text += line + "\r\n"
+        text += state.redrawer.replace(with: state.frame, terminalColumns: state.frameColumns)
+      } else if let prompt = state.prompt {
+        text += "\n" + line + "\n" + prompt
+      } else {
+        text += line + "\n"
+      }
+      try FileDescriptorIO.write(text, to: output)
+    }
+  }
+}

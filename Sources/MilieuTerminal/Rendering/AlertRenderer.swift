@@ -1,0 +1,277 @@
+/// Draws a ``TerminalAlert`` as lines of text: a box for terminals, or plain numbered text for
+/// pipes.
+///
+/// Rendering is a pure function of its inputs — alert, width, colour, focus — so its output can
+/// be compared with golden files. All text from the alert goes through ``TextSanitizer`` first;
+/// the only escape sequences in the output are the renderer's own styles, and only when `color`
+/// is `true`.
+///
+/// The box:
+///
+/// ```text
+/// ╭──────────────────────────────────────╮
+/// │ Delete 3 notes?                      │
+/// │                                      │
+/// │ The notes will be removed from all   │
+/// │ your devices.                        │
+/// │                                      │
+/// │ [ 1 Delete ]              2 Cancel   │
+/// ╰──────────────────────────────────────╯
+/// ```
+///
+/// - The box is as wide as its content needs, at most the terminal's width and at most
+///   ``maximumWidth``, and never narrower than ``minimumWidth`` — a narrower terminal (or a width
+///   of 0 or below) gets a box ``minimumWidth`` columns wide.
+/// - The title is bold when colour is on. The message is wrapped to the box.
+/// - Each button shows its number (1 to 9, the digit that chooses it) and its title, cut with `…`
+///   if it would not fit. Buttons flow onto more rows when they do not fit on one. Cancel buttons
+///   come last, pushed to the right edge of their row.
+/// - A destructive button is red when colour is on. The focused button is in reverse video when
+///   colour is on, and between brackets — `[ 1 Delete ]` — when it is off.
+///
+/// ```swift
+/// let renderer = AlertRenderer()
+/// let lines = renderer.render(alert, width: 80, color: true, focusedButton: alert.initialFocus)
+/// print(lines.joined(separator: "\n"))
+/// ```
+public struct AlertRenderer: Sendable {
+  /// The narrowest box drawn, in columns; smaller widths are raised to it.
+  ///
+  /// At this width a button fits with a few characters of its title.
+  ///
+  /// ```swift
+  /// let width = max(terminalWidth, AlertRenderer.minimumWidth)
+  /// ```
+  public static let minimumWidth = 16
+
+  /// The widest box drawn, in columns, however wide the terminal; at least ``minimumWidth``.
+  ///
+  /// Keeps long messages readable on wide terminals.
+  ///
+  /// ```swift
+  /// var renderer = AlertRenderer()
+  /// renderer.maximumWidth = 100
+  /// ```
+  public var maximumWidth: Int
+
+  /// Creates a renderer.
+  ///
+  /// ```swift
+  /// let renderer = AlertRenderer(maximumWidth: 60)
+  /// ```
+  ///
+  /// - Parameter maximumWidth: The widest box to draw; 72 columns unless given. Values below
+  ///   ``minimumWidth`` are raised to it.
+  public init(maximumWidth: Int = 72) {
+    self.maximumWidth = max(Self.minimumWidth, maximumWidth)
+  }
+
+  /// Draws `alert` as a box of lines for an interactive terminal.
+  ///
+  /// Every line has the same display width, the box's width. Lines carry no line terminator.
+  ///
+  /// ```swift
+  /// let lines = AlertRenderer().render(alert, width: 40, color: false, focusedButton: 0)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - alert: The alert to draw.
+  ///   - width: The terminal's width in columns. Any value is accepted; see ``minimumWidth``.
+  ///   - color: Whether to style with ANSI escape sequences (bold, red, reverse video).
+  ///   - focusedButton: The index in ``TerminalAlert/buttons`` of the focused button; `nil` or
+  ///     an index out of range focuses none.
+  /// - Returns: The box's lines, top border first.
+  public func render(
+    _ alert: TerminalAlert, width: Int, color: Bool, focusedButton: Int?
+  ) -> [String] {
+    let title = TextSanitizer.sanitize(alert.title, mode: .singleLine)
+    let message = alert.message.map { TextSanitizer.sanitize($0, mode: .multiline) } ?? ""
+    let cells = buttonCells(for: alert, focusedButton: focusedButton)
+
+    let natural = max(
+      DisplayWidth.columns(of: title),
+      message.split(whereSeparator: \.isNewline).map { DisplayWidth.columns(of: $0) }.max() ?? 0,
+      singleRowWidth(of: cells)
+    )
+    let limit = max(Self.minimumWidth, min(width, maximumWidth))
+    let outer = min(limit, max(Self.minimumWidth, natural + 4))
+    let inner = outer - 4
+
+    var body: [String] = []
+    for line in TextWrapper.wrap(title, width: inner) {
+      body.append(ANSIStyle.bold.apply(to: line, color: color) + padding(line, to: inner))
+    }
+    if !message.isEmpty {
+      body.append(String(repeating: " ", count: inner))
+      for line in TextWrapper.wrap(message, width: inner) {
+        body.append(TextWrapper.pad(line, toWidth: inner))
+      }
+    }
+    if !cells.isEmpty {
+      body.append(String(repeating: " ", count: inner))
+      body += buttonRows(cells, inner: inner, color: color)
+    }
+
+    let rule = String(repeating: "─", count: outer - 2)
+    return ["╭" + rule + "╮"] + body.map { "│ " + $0 + " │" } + ["╰" + rule + "╯"]
+  }
+
+  /// Draws `alert` as plain text for when standard input is not a terminal.
+  ///
+  /// The title, the message wrapped to `width`, then one line per button in display order,
+  /// numbered from 1 and followed by its role unless the role is ``TerminalButton/Role/default``:
+  ///
+  /// ```text
+  /// Delete 3 notes?
+  /// This cannot be undone.
+  ///   1) Delete (destructive)
+  ///   2) Cancel (cancel)
+  /// ```
+  ///
+  /// No escape sequences are emitted, and button titles are never cut, since the user may type
+  /// them.
+  ///
+  /// ```swift
+  /// for line in AlertRenderer().renderPlain(alert, width: 80) { print(line) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - alert: The alert to draw.
+  ///   - width: The width to wrap the title and message to; raised to ``minimumWidth``.
+  /// - Returns: The lines, without line terminators.
+  public func renderPlain(_ alert: TerminalAlert, width: Int) -> [String] {
+    let width = max(Self.minimumWidth, width)
+    var lines = TextWrapper.wrap(
+      TextSanitizer.sanitize(alert.title, mode: .singleLine), width: width)
+    if let message = alert.message.map({ TextSanitizer.sanitize($0, mode: .multiline) }),
+      !message.isEmpty
+    {
+      lines += TextWrapper.wrap(message, width: width)
+    }
+    for (position, index) in alert.displayOrder.enumerated() {
+      let button = alert.buttons[index]
+      let title = TextSanitizer.sanitize(button.title, mode: .singleLine)
+      let role =
+        switch button.role {
+        case .default: ""
+        case .cancel: " (cancel)"
+        case .destructive: " (destructive)"
+        }
+      lines.append("  \(position + 1)) \(title)\(role)")
+    }
+    return lines
+  }
+
+  /// The prompt written, without a line break, before reading an answer in plain mode.
+  ///
+  /// ```swift
+  /// AlertRenderer().plainPrompt(for: alert)  // "Your choice [1-2]: "
+  /// ```
+  ///
+  /// - Parameter alert: The alert being answered.
+  /// - Returns: `"Your choice [1-n]: "`, `"Your choice [1]: "` for one button, or
+  ///   `"Press Enter to continue: "` for none.
+  public func plainPrompt(for alert: TerminalAlert) -> String {
+    switch alert.buttons.count {
+    case 0: "Press Enter to continue: "
+    case 1: "Your choice [1]: "
+    case let count: "Your choice [1-\(count)]: "
+    }
+  }
+
+  // MARK: - Buttons
+
+  private struct Cell {
+    var label: String
+    var isFocused: Bool
+    var isDestructive: Bool
+    var isCancel: Bool
+    var width: Int { DisplayWidth.columns(of: label) + 4 }
+  }
+
+  /// Columns between two buttons of one group, and between the last button and the cancel
+  /// buttons when they share a row.
+  private static let gap = 1
+  private static let groupGap = 3
+
+  private func buttonCells(for alert: TerminalAlert, focusedButton: Int?) -> [Cell] {
+    alert.displayOrder.enumerated().map { position, index in
+      let button = alert.buttons[index]
+      let title = TextSanitizer.sanitize(button.title, mode: .singleLine)
+      return Cell(
+        label: position < 9 ? "\(position + 1) \(title)" : title,
+        isFocused: index == focusedButton,
+        isDestructive: button.role == .destructive,
+        isCancel: button.role == .cancel
+      )
+    }
+  }
+
+  private func singleRowWidth(of cells: [Cell]) -> Int {
+    guard !cells.isEmpty else { return 0 }
+    let separators = zip(cells, cells.dropFirst()).map { left, right in
+      left.isCancel == right.isCancel ? Self.gap : Self.groupGap
+    }
+    return cells.map(\.width).reduce(0, +) + separators.reduce(0, +)
+  }
+
+  private func buttonRows(_ cells: [Cell], inner: Int, color: Bool) -> [String] {
+    let fitted = cells.map { cell in
+      var cell = cell
+      cell.label = TextWrapper.truncate(cell.label, width: inner - 4)
+      return cell
+    }
+    let main = flow(fitted.filter { !$0.isCancel }, inner: inner)
+    var cancel = flow(fitted.filter(\.isCancel), inner: inner)
+
+    var rows: [(left: [Cell], right: [Cell])] = main.map { ($0, []) }
+    if let last = rows.last, cancel.count == 1,
+      rowWidth(last.left) + Self.groupGap + rowWidth(cancel[0]) <= inner
+    {
+      rows[rows.count - 1].right = cancel.removeFirst()
+    }
+    rows += cancel.map { ([], $0) }
+
+    return rows.map { row in
+      let used = rowWidth(row.left) + rowWidth(row.right)
+      return draw(row.left, color: color)
+        + String(repeating: " ", count: inner - used)
+        + draw(row.right, color: color)
+    }
+  }
+
+  private func flow(_ cells: [Cell], inner: Int) -> [[Cell]] {
+    var rows: [[Cell]] = []
+    var row: [Cell] = []
+    for cell in cells {
+      if !row.isEmpty && rowWidth(row) + Self.gap + cell.width > inner {
+        rows.append(row)
+        row = []
+      }
+      row.append(cell)
+    }
+    if !row.isEmpty { rows.append(row) }
+    return rows
+  }
+
+  private func rowWidth(_ cells: [Cell]) -> Int {
+    cells.isEmpty ? 0 : cells.map(\.width).reduce(0, +) + Self.gap * (cells.count - 1)
+  }
+
+  private func draw(_ cells: [Cell], color: Bool) -> String {
+    cells.map { cell in
+      if color {
+        var style: ANSIStyle = []
+        if cell.isFocused { style.formUnion([.bold, .reverse]) }
+        if cell.isDestructive { style.insert(.red) }
+        return " " + style.apply(to: " \(cell.label) ", color: true) + " "
+      }
+      return cell.isFocused ? "[ \(cell.label) ]" : "  \(cell.label)  "
+    }
+    .joined(separator: String(repeating: " ", count: Self.gap))
+  }
+
+  private func padding(_ text: String, to width: Int) -> String {
+    String(repeating: " ", count: max(0, width - DisplayWidth.columns(of: text)))
+  }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A system call on the terminal or on standard input or output failed.
+///
+/// The terminal is restored before this error reaches you.
+///
+/// ```swift
+/// do {
+///   let choice = try TerminalPresenter().present(alert)
+/// } catch {
+///   print("Could not ask: \(error)")  // "read failed: input/output error (errno 5)"
+/// }
+/// ```
+public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The system call that failed, such as `tcgetattr`, `read` or `write`.
+  ///
+  /// ```swift
+  /// if error.operation == "write" { print("output closed") }
+  /// ```
+  public var operation: String
+
+  /// The `errno` value it left.
+  ///
+  /// ```swift
+  /// if error.code == ENOTTY { print("not a terminal") }
+  /// ```
+  public var code: Int32
+
+  /// Creates an error for a failed system call.
+  ///
+  /// ```swift
+  /// let error = TerminalError(operation: "tcgetattr", code: ENOTTY)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - operation: The system call that failed.
+  ///   - code: The `errno` value it left.
+  public init(operation: String, code: Int32) {
+    self.operation = operation
+    self.code = code
+  }
+
+  /// The failed call, a short explanation for common causes, and the `errno` value.
+  ///
+  /// ```swift
+  /// print(TerminalError(operation: "tcgetattr", code: ENOTTY))
+  /// // tcgetattr failed: not a terminal (errno 25)
+  /// ```
+  public var description: String {
+    let reason =
+      switch code {
+      case ENOTTY: "not a terminal "
+      case EBADF: "bad file descriptor "
+      case EIO: "input/output error "
+      case EPIPE: "the other end was closed "
+      default: ""
+      }
+    return "\(operation) failed: \(reason)(errno \(code))"
+  }
+
+  /// An error for `operation` carrying the current `errno`.
+  static func fromErrno(_ operation: String) -> TerminalError {
+    TerminalError(operation: operation, code: errno)
+  }
+}
