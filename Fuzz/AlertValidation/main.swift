@@ -1,0 +1,174 @@
+import Milieu
+import MilieuAlerts
+import Synchronization
+
+// Fuzzes the validation in `AlertData.init`: any title, message and buttons (any titles, any
+// roles, any number) must give an alert that follows every rule, report exactly the diagnostics
+// it lists, keep each button's identity and order, and then behave in a host.
+
+/// The issues reported while one input runs; the target runs inputs one at a time.
+private let reportedIssues = Mutex<[EnvironmentIssue]>([])
+
+/// The node every input runs in: its reporter collects issues instead of printing them.
+private let fuzzNode = EnvironmentNode("fuzz").child {
+  $0.issueReporter = IssueReporter { issue in reportedIssues.withLock { $0.append(issue) } }
+}
+
+private let roles: [AlertButton.Role] = [.default, .cancel, .destructive, .init("custom")]
+
+/// libFuzzer's entry point: checks one input, and traps when an invariant fails.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+  var input = FuzzInput(data, count: count)
+  reportedIssues.withLock { $0 = [] }
+  fuzzNode.withCurrent { check(&input) }
+  return 0
+}
+
+private func check(_ input: inout FuzzInput) {
+  // Up to 1,024 repetitions of a fragment of up to 127 bytes: past both length limits (1,000
+  // and 20,000 characters) with room to spare, yet fast enough for thousands of runs a second.
+  let title = input.text(maximumRepetitions: 1_024)
+  let message: String? = input.bool() ? input.text(maximumRepetitions: 1_024) : nil
+  let buttons = (0..<input.number(below: 9)).map { _ in
+    AlertButton(input.text(maximumRepetitions: 1_024), role: roles[input.number(below: 4)])
+  }
+  let line = UInt(input.byte()) + 1
+  let direct = input.bool()
+  let alert =
+    direct
+    ? AlertData(title: title, message: message, buttons: buttons, line: line)
+    : alertThroughState(title: title, message: message, buttons: buttons, line: line)
+
+  checkRules(alert)
+  checkDiagnostics(alert, line: line)
+  checkRepairs(alert, title: title, message: message, buttons: buttons, direct: direct)
+  checkHost(alert, answer: input.number(below: 12))
+}
+
+/// The same input shown as an `AlertState` through a custom action, which converts it. Its
+/// buttons send nothing, so that a tap resolves at once, without starting a task.
+private func alertThroughState(
+  title: String, message: String?, buttons: [AlertButton], line: UInt
+) -> AlertData {
+  let state = AlertState<Int>(
+    title: title, message: message,
+    buttons: buttons.map { AlertState.Button($0.title, role: $0.role) })
+  let received = Mutex<AlertData?>(nil)
+  let action = ShowAlertAction { alert, resolve in
+    received.withLock { $0 = alert }
+    resolve(.dismissed)
+  }
+  action(state, send: { _ in }, line: line)
+  guard let alert = received.withLock({ $0 }) else {
+    fatalError("the custom action never received the alert")
+  }
+  return alert
+}
+
+private func checkRules(_ alert: AlertData) {
+  precondition(!alert.buttons.isEmpty, "an alert has no buttons")
+  precondition(
+    alert.buttons.count(where: { $0.role == .cancel }) <= 1, "an alert has two cancel buttons")
+  let titles = alert.buttons.map(\.title)
+  precondition(Set(titles).count == titles.count, "two buttons share a title: \(titles)")
+  precondition(!titles.contains(""), "a button has an empty title")
+  precondition(
+    !alert.title.isEmpty || !(alert.message ?? "").isEmpty, "an alert has no title and no message")
+  precondition(alert.title.count <= 1_000, "a title has \(alert.title.count) characters")
+  precondition((alert.message?.count ?? 0) <= 20_000, "a message is longer than 20,000")
+  for index in alert.buttons.indices {
+    guard let choice = alert.choice(at: index) else { fatalError("no choice at \(index)") }
+    precondition(alert.isValid(choice), "the choice of button \(index) is not valid")
+    precondition(alert.choice(of: alert.buttons[index]) == choice, "choice(of:) disagrees")
+  }
+  precondition(alert.choice(at: alert.buttons.count) == nil, "a choice past the last button")
+}
+
+private func checkDiagnostics(_ alert: AlertData, line: UInt) {
+  let issues = reportedIssues.withLock { $0 }
+  precondition(
+    issues.count == alert.diagnostics.count,
+    "\(issues.count) issues reported for \(alert.diagnostics.count) diagnostics")
+  for (issue, diagnostic) in zip(issues, alert.diagnostics) {
+    precondition(issue.location.line == line, "an issue names line \(issue.location.line)")
+    precondition(diagnostic.callSite.line == line, "a diagnostic names the wrong line")
+    precondition(issue.message == diagnostic.description, "an issue differs from its diagnostic")
+    precondition(
+      issue.message.contains("breaks the rule \"\(diagnostic.rule.rawValue)\""),
+      "an issue does not name its rule")
+    precondition(issue.message.contains("Fix: "), "an issue says no fix")
+  }
+}
+
+private func checkRepairs(
+  _ alert: AlertData, title: String, message: String?, buttons: [AlertButton], direct: Bool
+) {
+  let rules = Set(alert.diagnostics.map(\.rule))
+  if buttons.isEmpty {
+    precondition(
+      alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel],
+      "no buttons did not give one OK cancel button")
+  } else {
+    precondition(alert.buttons.count == buttons.count, "the number of buttons changed")
+    // Repairs keep each button's identity; a state's buttons are new ones, made from it.
+    if direct {
+      precondition(alert.buttons.map(\.id) == buttons.map(\.id), "a button lost its identity")
+    }
+    for (shown, given) in zip(alert.buttons, buttons) {
+      precondition(
+        shown.role == given.role || (given.role == .cancel && shown.role == .default),
+        "a role changed from \(given.role) to \(shown.role)")
+    }
+    let cancelCount = buttons.count(where: { $0.role == .cancel })
+    precondition((cancelCount > 1) == rules.contains(.oneCancelButton), "cancel rule mismatch")
+    precondition(
+      buttons.contains(where: \.title.isEmpty) == rules.contains(.buttonTitles),
+      "empty button title rule mismatch")
+  }
+  let clean =
+    alert.title == title && alert.message == message
+    && (buttons.isEmpty || alert.buttons.map(\.title) == buttons.map(\.title))
+    && (buttons.isEmpty || alert.buttons.map(\.role) == buttons.map(\.role))
+  precondition(clean == alert.diagnostics.isEmpty, "repairs and diagnostics disagree")
+}
+
+/// Shows the alert in a host and answers it: a tap on one of its buttons, a dismissal, a
+/// stranger's button or a stale tap; the outcome must match the answer exactly.
+private func checkHost(_ alert: AlertData, answer: Int) {
+  let host = AlertHost()
+  let outcomes = Mutex<[AlertOutcome]>([])
+  host.show(alert) { outcome in outcomes.withLock { $0.append(outcome) } }
+  precondition(host.current?.id == alert.id, "the alert is not current")
+  let expected: AlertOutcome
+  do {
+    switch answer {
+    case 0..<9 where answer < alert.buttons.count:
+      try host.tap(alert.buttons[answer], of: alert)
+      guard let choice = alert.choice(at: answer) else { fatalError("no choice") }
+      expected = .chosen(choice)
+    case 9:
+      do {
+        try host.tap(AlertButton(alert.buttons[0].title), of: alert)
+        fatalError("a stranger's button was accepted")
+      } catch {
+        precondition(host.current?.id == alert.id, "a refused tap changed the host")
+      }
+      try host.dismiss(alert)
+      expected = .dismissed
+    default:
+      try host.dismiss(alert)
+      expected = .dismissed
+    }
+  } catch {
+    fatalError("a valid answer was refused: \(error)")
+  }
+  precondition(host.current == nil && host.pendingCount == 0, "the host is not empty")
+  do {
+    try host.dismiss(alert)
+    fatalError("a second answer was accepted")
+  } catch {
+    precondition(error == .notCurrent(alert.id, title: alert.title, current: nil), "\(error)")
+  }
+  precondition(outcomes.withLock { $0 } == [expected], "the outcome is not \(expected)")
+}

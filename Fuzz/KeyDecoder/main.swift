@@ -1,0 +1,44 @@
+import MilieuTerminal
+
+// Fuzzes the terminal input decoder with arbitrary bytes, split into reads at arbitrary points.
+// No byte sequence may crash it, the way a read splits the bytes must not change the keys, it
+// keeps no state after a flush, and Ctrl-C always gets through, whatever came before.
+
+/// libFuzzer's entry point: checks one input, and traps when an invariant fails.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+  var input = FuzzInput(data, count: count)
+  let splitSeed = input.byte()
+  let bytes = input.remainingBytes()
+
+  // All at once.
+  var whole = KeyDecoder()
+  let keys = whole.decode(bytes) + whole.flush()
+  precondition(keys.count <= bytes.count, "\(keys.count) keys from \(bytes.count) bytes")
+  precondition(!whole.hasPendingInput && whole == KeyDecoder(), "a flush left state behind")
+
+  // In reads of 1 to 8 bytes, as the seed says.
+  var pieces = KeyDecoder()
+  var pieceKeys: [Key] = []
+  var start = 0
+  var step = Int(splitSeed)
+  while start < bytes.count {
+    let length = step % 8 + 1
+    step = step / 8 + length * 7 + 1
+    let end = min(bytes.count, start + length)
+    pieceKeys += pieces.decode(bytes[start..<end])
+    start = end
+  }
+  pieceKeys += pieces.flush()
+  precondition(pieceKeys == keys, "splitting the reads changed the keys")
+
+  // Ctrl-C after anything is an interrupt, and nothing pending swallows it.
+  var interrupted = KeyDecoder()
+  let afterInterrupt = interrupted.decode(bytes + [0x03])
+  precondition(afterInterrupt.last == .interrupt, "Ctrl-C was swallowed: \(afterInterrupt)")
+  precondition(!interrupted.hasPendingInput, "Ctrl-C left input pending")
+
+  // After a flush, a digit is a digit.
+  precondition(whole.decode([UInt8(ascii: "7")]) == [.digit(7)], "a flush did not reset")
+  return 0
+}

@@ -1,0 +1,406 @@
+import Milieu
+import MilieuAlerts
+import Synchronization
+import Testing
+
+/// Every bad input the documentation mentions, each with the diagnostic it gets (the exact
+/// message and the call site) and its documented outcome. Nothing here crashes, and nothing is
+/// dropped silently.
+///
+/// The terminal half of the catalogue — what the renderer does with the same inputs — is in
+/// `Tests/MilieuTerminalTests/BadInputRenderingTests.swift`.
+@Suite struct BadInputCatalogueTests {
+  /// Where each diagnostic in this file points: `MilieuAlertsTests/BadInputCatalogueTests.swift:N`.
+  static func site(_ line: Int) -> String { "\(#fileID):\(line)" }
+
+  // MARK: Alert validation
+
+  @Test func twoCancelButtons() async throws {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let host = catalogue.installAlertHost()
+    let runs = Counter()
+    let line = #line + 2
+    catalogue.withCurrent {
+      catalogue[\.showAlert](
+        title: "Quit?", buttons: [.cancel("No") { runs.increment() }, .cancel("Never")])
+    }
+
+    #expect(
+      issues.all.map(\.message) == [
+        "an alert made at \(Self.site(line)) breaks the rule \"at most one cancel button\": "
+          + "buttons \"No\", \"Never\" all have the cancel role; only the first keeps it, the "
+          + "others are shown as default buttons. Fix: give the cancel role to one button only."
+      ])
+    #expect(issues.all.map(\.location.line) == [UInt(line)])
+    #expect(issues.all.map(\.location.fileID) == [#fileID])
+    // Outcome: shown, with the first cancel button as the cancel button; dismissing runs it.
+    let alert = try #require(host.current)
+    #expect(alert.buttons.map(\.role) == [.cancel, .default])
+    #expect(alert.diagnostics.map(\.rule) == [.oneCancelButton])
+    try await host.dismiss(alert)
+    #expect(runs.count == 1)
+  }
+
+  @Test func twoCancelButtonsInAnAlertState() async throws {
+    enum Action: Sendable, Equatable { case no, never }
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let host = catalogue.installAlertHost()
+    let sent = Lock<[Action]>([])
+    let state = AlertState<Action>(
+      title: "Quit?", primaryButton: .cancel("No", send: .no),
+      secondaryButton: .cancel("Never", send: .never))
+    let line = #line + 2
+    catalogue.withCurrent {
+      catalogue[\.showAlert](state) { action in sent.withLock { $0.append(action) } }
+    }
+
+    #expect(issues.all.map(\.location.line) == [UInt(line)])
+    #expect(
+      issues.all.first?.message.contains("breaks the rule \"at most one cancel button\"") == true)
+    let alert = try #require(host.current)
+    #expect(alert.buttons.map(\.role) == [.cancel, .default])
+    try await host.dismiss(alert)
+    #expect(sent.withLock { $0 } == [.no])
+  }
+
+  @Test func duplicateButtonTitles() async throws {
+    let line = #line + 2
+    let (alert, issues) = Self.make {
+      AlertData(title: "Pick", buttons: [.default("Same"), .destructive("Same"), .cancel("Same")])
+    }
+    #expect(alert.buttons.map(\.title) == ["Same", "Same (2)", "Same (3)"])
+    #expect(alert.buttons.map(\.role) == [.default, .destructive, .cancel])
+    #expect(
+      issues.map(\.message)
+        == [2, 3].map { number in
+          "an alert made at \(Self.site(line)) breaks the rule \"distinct button titles\": two "
+            + "buttons are titled \"Same\"; the later one is shown as \"Same (\(number))\" so each "
+            + "can be told apart and tapped by title. Fix: give each button its own title."
+        })
+    #expect(issues.map(\.location.line) == [UInt(line), UInt(line)])
+    // Outcome: each can be tapped by its shown title.
+    let host = AlertHost()
+    let outcome = Outcomes()
+    host.show(alert) { outcome.append($0) }
+    let second = try #require(alert.button(titled: "Same (2)"))
+    try await host.tap(second, of: alert)
+    #expect(outcome.all.map(\.tappedButton?.index) == [1])
+  }
+
+  @Test func aRenamedTitleNeverCollidesWithAGivenOne() {
+    let (alert, issues) = Self.make {
+      AlertData(title: "Pick", buttons: [.default("A"), .default("A"), .default("A (2)")])
+    }
+    #expect(alert.buttons.map(\.title) == ["A", "A (3)", "A (2)"])
+    #expect(issues.count == 1)
+  }
+
+  @Test func anEmptyTitleAndNoMessage() {
+    let line = #line + 1
+    let (alert, issues) = Self.make { AlertData(title: "") }
+    #expect(alert.title == "Alert")
+    #expect(alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel])
+    #expect(
+      issues.map(\.message) == [
+        "an alert made at \(Self.site(line)) breaks the rule \"a title or a message\": the "
+          + "alert has an empty title and no message; it is shown titled \"Alert\". Fix: pass a "
+          + "title that says what happened."
+      ])
+    #expect(issues.map(\.location.line) == [UInt(line)])
+  }
+
+  @Test func emptyEverything() {
+    let line = #line + 2
+    let (alert, issues) = Self.make {
+      AlertData(title: "", message: "", buttons: [.default(""), .cancel(""), .default("")])
+    }
+    #expect(alert.title == "Alert")
+    #expect(alert.message == "")
+    #expect(alert.buttons.map(\.title) == ["Button 1", "Button 2", "Button 3"])
+    #expect(alert.buttons.map(\.role) == [.default, .cancel, .default])
+    #expect(
+      alert.diagnostics.map(\.rule) == [
+        .titleOrMessage, .buttonTitles, .buttonTitles, .buttonTitles,
+      ])
+    #expect(
+      Array(issues.map(\.message).dropFirst())
+        == [1, 2, 3].map { number in
+          "an alert made at \(Self.site(line)) breaks the rule \"every button has a title\": "
+            + "button \(number) has an empty title; it is shown as \"Button \(number)\". Fix: give "
+            + "every button a title that names its action."
+        })
+    #expect(issues.allSatisfy { $0.location.line == UInt(line) })
+  }
+
+  @Test func noButtonsIsNotBadInput() {
+    let (alert, issues) = Self.make { AlertData(title: "Saved", buttons: []) }
+    #expect(alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel])
+    #expect(issues.isEmpty && alert.diagnostics.isEmpty)
+  }
+
+  @Test func aOneMegabyteTitleAndMessage() {
+    let megabyte = String(repeating: "x", count: 1_000_000)
+    let line = #line + 1
+    let (alert, issues) = Self.make { AlertData(title: megabyte, message: megabyte) }
+    #expect(alert.title.count == 1_000 && alert.title.hasSuffix("x…"))
+    #expect(alert.message?.count == 20_000 && alert.message?.hasSuffix("x…") == true)
+    #expect(
+      issues.map(\.message) == [
+        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the title "
+          + "has 1000000 characters; it is cut to 1000. Fix: keep the title short and put "
+          + "details in the message.",
+        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the "
+          + "message has 1000000 characters; it is cut to 20000. Fix: show long text somewhere "
+          + "other than an alert.",
+      ])
+  }
+
+  @Test func aOneMegabyteButtonTitleIsKept() {
+    let megabyte = String(repeating: "y", count: 1_000_000)
+    let (alert, issues) = Self.make { AlertData(title: "Long", buttons: [.default(megabyte)]) }
+    // No rule limits a button title: it is kept whole, so it can still be tapped by title; the
+    // terminal renderer cuts it to fit its box.
+    #expect(alert.buttons.first?.title.count == 1_000_000)
+    #expect(issues.isEmpty)
+  }
+
+  /// Control characters and escape sequences are data, not bad input: `AlertData` keeps them
+  /// as given; presenters neutralise them when they draw (see the terminal half).
+  @Test(arguments: [
+    "\u{1B}[2J\u{1B}[H\u{1B}]0;owned\u{07}Delete everything?",
+    "Bell\u{07}\u{08}\u{08}\u{7F} and NUL\u{0}",
+    "C1 \u{9B}31m and \u{85} next line",
+    "Bidi \u{202E}eteleD\u{202C} and \u{2066}isolate\u{2069}",
+    "Line\r\nbreaks\u{2028}and\ttabs",
+  ])
+  func controlCharactersAndEscapeSequencesAreKept(_ text: String) {
+    let (alert, issues) = Self.make {
+      AlertData(title: text, message: text, buttons: [.default(text), .cancel()])
+    }
+    #expect(alert.title == text && alert.message == text && alert.buttons[0].title == text)
+    #expect(issues.isEmpty && alert.diagnostics.isEmpty)
+  }
+
+  // MARK: Answers that do not fit
+
+  @Test func aStaleTap() async throws {
+    let host = AlertHost()
+    let runs = Counter()
+    let first = AlertData(title: "First", buttons: [.default("Go") { runs.increment() }])
+    let second = AlertData(title: "Second")
+    let outcomes = Outcomes()
+    host.show(first) { outcomes.append($0) }
+    host.show(second)
+    try await host.tap(first.buttons[0], of: first)
+
+    await #expect(
+      throws: PresentationError.notCurrent(first.id, title: "First", current: second.id)
+    ) {
+      try await host.tap(first.buttons[0], of: first)
+    }
+    let error = PresentationError.notCurrent(first.id, title: "First", current: second.id)
+    #expect(
+      error.description
+        == "\(first.id) \"First\" is not the one shown (\(second.id) is); it was already "
+        + "answered, replaced or withdrawn, so the answer changes nothing. Answer the host's "
+        + "current item.")
+    // Outcome: nothing changes.
+    #expect(runs.count == 1 && outcomes.all.count == 1)
+    #expect(host.current?.id == second.id && host.pendingCount == 0)
+  }
+
+  @Test func aDoubleTap() async throws {
+    let host = AlertHost()
+    let runs = Counter()
+    let alert = AlertData(title: "Once", buttons: [.default("Go") { runs.increment() }])
+    let outcomes = Outcomes()
+    let resolved = await withCheckedContinuation { continuation in
+      host.show(alert) { outcome in
+        outcomes.append(outcome)
+        continuation.resume(returning: outcome)
+      }
+      do throws(PresentationError) {
+        try Self.tapWithoutWaiting(alert.buttons[0], of: alert, in: host)
+        try Self.tapWithoutWaiting(alert.buttons[0], of: alert, in: host)
+        Issue.record("the second tap was accepted")
+      } catch {
+        #expect(error == .notCurrent(alert.id, title: "Once", current: nil))
+      }
+    }
+    #expect(resolved.tappedButton?.title == "Go")
+    #expect(runs.count == 1 && outcomes.all.count == 1)
+  }
+
+  @Test func aButtonTheAlertDoesNotHave() throws {
+    let host = AlertHost()
+    let alert = AlertData(title: "Mine", buttons: [.default("Yes"), .cancel()])
+    host.show(alert)
+    do {
+      try host.tap(AlertButton("Yes"), of: alert)
+      Issue.record("a stranger's button was accepted")
+    } catch {
+      #expect(
+        error.description
+          == "\(alert.id) \"Mine\" has no button \"Yes\"; the answer changes nothing. Answer "
+          + "with one of the item's own buttons.")
+    }
+    #expect(host.current?.id == alert.id)
+  }
+
+  @Test func aTapAfterTheHostIsGone() async {
+    let runs = Counter()
+    let alert = AlertData(title: "Orphan", buttons: [.default("Go") { runs.increment() }])
+    let presenter = LaterPresenter()
+    var host: AlertHost? = AlertHost(presenter: presenter)
+    let action = host.map(ShowAlertAction.init(host:))
+    let waiter = Task { await action?.ask(alert) }
+    await eventually("the alert is presented") { presenter.hasPending }
+    host = nil
+
+    // Outcome: the awaiter resolves at once; the late tap reaches nothing and runs nothing.
+    #expect(await waiter.value == .dropped(.hostDeallocated))
+    #expect(presenter.tapFirstButton() == false)
+    #expect(runs.count == 0)
+    // Showing through the stale action resolves at once, too.
+    #expect(await action?.ask(AlertData(title: "Late")) == .dropped(.hostDeallocated))
+  }
+
+  @Test func aDismissalOfAnAlertNotShown() {
+    let host = AlertHost()
+    let shown = AlertData(title: "Shown")
+    let waiting = AlertData(title: "Waiting")
+    host.show(shown)
+    host.show(waiting)
+    #expect(throws: PresentationError.notCurrent(waiting.id, title: "Waiting", current: shown.id)) {
+      try host.dismiss(waiting)
+    }
+    #expect(host.current?.id == shown.id && host.pending.map(\.id) == [waiting.id])
+  }
+
+  // MARK: No host
+
+  @Test func showingWithNoHost() async {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let line = #line + 2
+    let outcome = await catalogue.withCurrent {
+      await catalogue[\.showAlert].ask(title: "Nobody listens")
+    }
+    #expect(outcome == .dropped(.noHost))
+    #expect(
+      issues.all.map(\.message) == [
+        "The alert \"Nobody listens\" was dropped: no host is installed on the path from node "
+          + "\"catalogue\" to the root. Install a host with `node.installAlertHost()` on your "
+          + "root node, or an AlertRecorder in tests."
+      ])
+    #expect(issues.all.map(\.location.line) == [UInt(line)])
+    #expect(issues.all.map(\.location.fileID) == [#fileID])
+
+    // Fire and forget: the same report, at its own line.
+    let fireLine = #line + 1
+    catalogue.withCurrent { catalogue[\.showAlert](title: "Nobody listens either") }
+    #expect(issues.all.last?.location.line == UInt(fireLine))
+  }
+
+  @Test func showingAToastWithNoHost() async {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let line = #line + 1
+    let outcome = await catalogue.withCurrent { await catalogue[\.showToast].ask(Toast("Saved")) }
+    #expect(outcome == .dropped(.noHost))
+    #expect(
+      issues.all.map(\.message) == [
+        "The toast \"Saved\" was dropped: no host is installed on the path from node "
+          + "\"catalogue\" to the root. Install a host with `node.installToastHost()` on your "
+          + "root node."
+      ])
+    #expect(issues.all.map(\.location.line) == [UInt(line)])
+  }
+
+  // MARK: Other documented misuse
+
+  @Test func aToastWithADurationThatIsNotPositive() {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let line = #line + 1
+    let toast = catalogue.withCurrent { Toast("Copied", duration: .seconds(-1)) }
+    #expect(toast.duration == Toast.defaultDuration)
+    #expect(
+      issues.all.map(\.message) == [
+        "a toast made at \(Self.site(line)) has the duration \(Duration.seconds(-1)), which is "
+          + "not positive; it shows for \(Toast.defaultDuration) instead. Fix: pass a positive "
+          + "duration."
+      ])
+  }
+
+  @Test func aNegativeQueueBoundCountsAsZero() {
+    let host = AlertHost(policy: PresentationPolicy(maximumPending: -5))
+    #expect(host.policy.maximumPending == 0)
+    let outcomes = Outcomes()
+    host.show(AlertData(title: "Shown"))
+    host.show(AlertData(title: "Dropped")) { outcomes.append($0) }
+    #expect(outcomes.all == [.dropped(.queueFull(limit: 0))])
+  }
+
+  @Test func aCustomActionThatAnswersTwiceOrNever() async {
+    let twice = ShowAlertAction { alert, resolve in
+      resolve(.dismissed)
+      resolve(.dropped(.busy))  // ignored: the first answer wins
+    }
+    #expect(await twice.ask(title: "Twice") == .dismissed)
+    let never = ShowAlertAction { _, _ in }
+    #expect(await never.ask(title: "Never") == .dropped(.unanswered))
+  }
+}
+
+extension BadInputCatalogueTests {
+  /// A root of its own — no host anywhere above it, whatever other tests install — whose
+  /// issues go to `issues`.
+  static func node(collecting issues: IssueCollector) -> EnvironmentNode {
+    EnvironmentNode("catalogue").child("catalogue") {
+      $0.issueReporter = IssueReporter { issues.append($0) }
+    }
+  }
+
+  /// Makes an alert in a node that collects issues; returns it and the issues.
+  static func make(_ body: () -> AlertData) -> (AlertData, [EnvironmentIssue]) {
+    let issues = IssueCollector()
+    let alert = node(collecting: issues).withCurrent(body)
+    return (alert, issues.all)
+  }
+
+  /// Taps with the synchronous form, whose action runs in a new task.
+  static func tapWithoutWaiting(
+    _ button: AlertButton, of alert: AlertData, in host: AlertHost
+  ) throws(PresentationError) {
+    try host.tap(button, of: alert)
+  }
+}
+
+/// A presenter that holds what it was shown, and its host weakly, to answer later.
+final class LaterPresenter: Presenter, Sendable {
+  private struct Pending {
+    weak var host: AlertHost?
+    var alert: AlertData
+  }
+
+  private let pending = Lock<Pending?>(nil)
+
+  var hasPending: Bool { pending.withLock { $0 != nil } }
+
+  func present(_ alert: AlertData, in host: AlertHost) {
+    pending.withLock { $0 = Pending(host: host, alert: alert) }
+  }
+
+  func withdraw(_ alert: AlertData, from host: AlertHost) {}
+
+  /// Taps the first button of what it was shown; `false` when there is no host to tap.
+  func tapFirstButton() -> Bool {
+    guard let (host, alert) = pending.withLock({ $0.map { ($0.host, $0.alert) } }),
+      let host
+    else { return false }
+    return (try? host.tap(alert.buttons[0], of: alert)) != nil
+  }
+}
