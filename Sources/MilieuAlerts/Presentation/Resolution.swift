@@ -24,8 +24,6 @@ package final class Resolution<Choice: Sendable & Equatable & CustomStringConver
     return true
   }
 
-  package var isResolved: Bool { completion.withLock { $0 == nil } }
-
   deinit {
     if let completion = completion.withLock({ $0.take() }) {
       completion(.dropped(.unanswered))
