@@ -58,6 +58,21 @@ import Testing
     #expect(child[\.retries] == 6)
   }
 
+  @Test func removingOneOfSeveralOverridesKeepsTheOthers() {
+    let root = EnvironmentNode()
+    root.update {
+      $0.retries = 7
+      $0.greeting = "Hi"
+      $0.pairLeft = 1
+      $0.pairRight = 2
+    }
+    let child = root.child { $0.greeting = "Yo" }
+    root.removeOverride(\.greeting)
+    #expect(root[\.greeting] == "Hello")
+    #expect(root[\.retries] == 7 && root[\.pairLeft] == 1 && root[\.pairRight] == 2)
+    #expect(child[\.greeting] == "Yo" && child[\.retries] == 7)
+  }
+
   @Test func anUpdateWritesSeveralValuesAsOne() {
     let root = EnvironmentNode()
     root.update {

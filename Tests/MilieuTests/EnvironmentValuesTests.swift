@@ -27,6 +27,28 @@ import Testing
     #expect(copy.retries == 2)
   }
 
+  /// Past one value, values move to a table, and past eight the table keeps an index: every
+  /// size reads back what was written, and a copy taken along the way keeps its own values.
+  @Test func manyValuesStayDistinctReplaceableAndCopyOnWrite() {
+    let entries = (0..<20).map { EnvironmentValues.Entry($0) }
+    var values = EnvironmentValues()
+    var copies: [EnvironmentValues] = []
+    for (index, entry) in entries.enumerated() {
+      values[entry] = index * 10
+      copies.append(values)
+    }
+    for (index, entry) in entries.enumerated() where index.isMultiple(of: 3) {
+      values[entry] = -index
+    }
+    for (index, entry) in entries.enumerated() {
+      #expect(values[entry] == (index.isMultiple(of: 3) ? -index : index * 10))
+      // The copy taken after writing entry `size - 1` holds exactly the first `size` values.
+      for (size, copy) in copies.enumerated() {
+        #expect(copy[entry] == (index <= size ? index * 10 : index))
+      }
+    }
+  }
+
   @Test func entriesWithTheSameNameInDifferentTypesDoNotCollide() {
     var values = EnvironmentValues()
     values.billingLimit = 1

@@ -30,6 +30,30 @@ import Testing
     )
   }
 
+  /// Values that code copied out of a child's configuration and then wrote to another node
+  /// are set where each write happened: recording the second origin leaves the first alone.
+  @Test func valuesCopiedOutOfOneWriteKeepTheirOriginWhenWrittenAgain() {
+    let app = EnvironmentNode("app")
+    var kept = EnvironmentValues()
+    let childLine: UInt = #line + 1
+    let child = app.child("child") { values in
+      values.retries = 5
+      kept = values
+    }
+    let other = EnvironmentNode("other")
+    let otherLine: UInt = #line + 1
+    other.update { $0 = kept }
+    guard case .override(let childOrigin) = child.explain(\.retries).source,
+      case .override(let otherOrigin) = other.explain(\.retries).source
+    else {
+      Issue.record("expected both values to be overrides")
+      return
+    }
+    #expect(childOrigin.line == childLine && childOrigin.nodeName == "child")
+    #expect(otherOrigin.line == otherLine && otherOrigin.nodeName == "other")
+    #expect(other[\.retries] == 5)
+  }
+
   @Test func aValueSetAtAnAncestorNamesTheAncestorAndWhatItShadows() {
     let app = EnvironmentNode("app")
     let appLine: UInt = #line + 1

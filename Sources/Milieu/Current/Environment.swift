@@ -100,7 +100,7 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// Reads the value from the node and caches it with the generation loaded before the read.
   @usableFromInline
   func refresh(at current: UInt64) -> Value {
-    let fresh = node.resolved(at: current).values[keyPath: keyPath]
+    let fresh = node.values(at: current)[keyPath: keyPath]
     lock()
     if generation < current {
       generation = current

@@ -37,15 +37,15 @@ extension EnvironmentNode {
       var cursor = state.firstChild
       while let child = cursor {
         children.append(child)
-        cursor = child._withUnsafeGuaranteedRef { $0.state.withLock { $0.nextSibling } }
+        cursor = child._withUnsafeGuaranteedRef { $0.nextSibling }
       }
       let overridePrefix = childPrefix + (children.isEmpty ? "   " : "│  ")
-      let overrides = state.overrides.values.sorted {
+      let overrides = state.overrides.slots.sorted {
         ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0)
       }
       for slot in overrides {
         let origin = slot.origin.map { "  (\($0.location))" } ?? ""
-        lines.append(overridePrefix + "\(slot.name) = \(Self.describe(slot.value))\(origin)")
+        lines.append(overridePrefix + "\(slot.name) = \(Self.describe(slot.anyValue))\(origin)")
       }
       guard depth < maxDepth else {
         if !children.isEmpty {

@@ -65,8 +65,7 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   func refresh() {
     guard let node else { return finish() }
     lastSources.withLock { last in
-      let values = node.resolved(at: EnvironmentGeneration.current).values
-      var probe = values
+      var probe = node.values
       let recorder = AccessRecorder()
       probe.recorder = recorder
       let value = probe[keyPath: keyPath]

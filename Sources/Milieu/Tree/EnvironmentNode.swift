@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A node in a tree that carries ``EnvironmentValues`` from the root down.
 ///
 /// `EnvironmentNode()` makes a root. A child inherits every value its parent sees and may
@@ -34,23 +40,43 @@ public final class EnvironmentNode: Sendable {
   public let parent: EnvironmentNode?
 
   private let label: Label?
+
+  // The node's neighbours among its parent's children, guarded by the *parent's* lock: with
+  // the parent's `firstChild` they form an intrusive list of the parent's children, which
+  // linking and unlinking a child change under that one lock. The links are unretained so that
+  // a parent does not keep its children alive. They stay valid because a child unlinks itself,
+  // under its parent's lock, in its `deinit`, before its storage is freed; so whoever holds the
+  // parent's lock may follow them without retaining. The lock also makes the runtime's
+  // exclusivity checks redundant.
+  @exclusivity(unchecked) nonisolated(unsafe) var previousSibling: Unmanaged<EnvironmentNode>?
+  @exclusivity(unchecked) nonisolated(unsafe) var nextSibling: Unmanaged<EnvironmentNode>?
+
   let state: Lock<State>
 
+  /// How many writes' walks (see `retireDescendantSnapshots`) have found this node and are not
+  /// done with it yet. Declared after `state`, whose last byte it follows without padding.
+  private let pins = Atomic<UInt32>(0)
+
   /// The mutable part of a node, guarded by the node's lock.
-  ///
-  /// `firstChild`, `previousSibling` and `nextSibling` form an intrusive list of the node's
-  /// children. They are unretained so that a parent does not keep its children alive. They stay
-  /// valid because a child unlinks itself, under its parent's lock, in its `deinit`, before its
-  /// storage is freed; so whoever holds the parent's lock may use the links without retaining.
-  ///
-  /// `resolved` caches what the node sees. A node without overrides sees exactly what its parent
-  /// sees, so it shares its parent's snapshot object instead of allocating its own.
   struct State {
-    var overrides: [ObjectIdentifier: Slot] = [:]
-    var resolved: ResolvedValues?
+    var overrides: SlotMap = .empty
+    /// What the node sees, if it was resolved since the last write to it or an ancestor.
+    var cache: Cache?
+    /// The first of the node's children; see ``EnvironmentNode/nextSibling``.
     var firstChild: Unmanaged<EnvironmentNode>?
-    var previousSibling: Unmanaged<EnvironmentNode>?
-    var nextSibling: Unmanaged<EnvironmentNode>?
+  }
+
+  /// What a node sees, as it was last resolved.
+  ///
+  /// Neither case allocates for the node: a node without overrides shares a snapshot made
+  /// above it, and a node with overrides keeps its parent's snapshot and lays its overrides
+  /// over it when read. Only when a child needs a node's values as one object does the node
+  /// make a snapshot of its own.
+  enum Cache {
+    /// The node sees exactly this snapshot.
+    case snapshot(EnvironmentSnapshot)
+    /// The node sees its overrides over its parent's values, which this snapshot holds.
+    case overParent(EnvironmentSnapshot)
   }
 
   private final class Label: Sendable {
@@ -70,16 +96,21 @@ public final class EnvironmentNode: Sendable {
   }
 
   private init(
-    name: String?, parent: EnvironmentNode?, overrides: [ObjectIdentifier: Slot] = [:]
+    name: String?, parent: EnvironmentNode?, overrides: SlotMap = .empty, cache: Cache? = nil
   ) {
     self.parent = parent
     self.label = name.map(Label.init)
-    self.state = Lock(State(overrides: overrides))
+    self.state = Lock(State(overrides: overrides, cache: cache))
     parent?.link(self)
   }
 
   deinit {
-    if let parent { Self.structure.withLock { _ in parent.unlink(self) } }
+    if let parent {
+      parent.unlink(self)
+      // A write's walk may have found this node just before it was unlinked: the storage must
+      // outlive the walk's visit. Rare and short, so waiting yields rather than blocks.
+      while pins.load(ordering: .acquiring) != 0 { sched_yield() }
+    }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
   }
 
@@ -106,13 +137,21 @@ public final class EnvironmentNode: Sendable {
     _ configure: (inout EnvironmentValues) -> Void = { _ in }
   ) -> EnvironmentNode {
     // The overrides are written before the child exists, so nobody can see it half-made and
-    // its creation invalidates no cache.
-    var scratch = EnvironmentValues(
-      slots: [:], base: resolved(at: EnvironmentGeneration.current).flattened)
-    scratch.writeOrigin = EnvironmentOrigin(
-      fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
+    // its creation invalidates no cache. The child starts resolved, over the snapshot its
+    // overrides were written against: if that is stale by its first read, the read resolves
+    // it again.
+    let generation = EnvironmentGeneration.current
+    let above = snapshot(at: generation)
+    var scratch = EnvironmentValues(top: .empty, base: above.flattened)
     configure(&scratch)
-    return EnvironmentNode(name: name, parent: self, overrides: scratch.slots)
+    var overrides = scratch.top
+    scratch = EnvironmentValues()  // so that the written slots may be stamped in place
+    overrides.stamp(
+      EnvironmentOrigin(
+        fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+    return EnvironmentNode(
+      name: name, parent: self, overrides: overrides,
+      cache: overrides.isEmpty ? .snapshot(above) : .overParent(above))
   }
 
   // MARK: Reading
@@ -127,7 +166,7 @@ public final class EnvironmentNode: Sendable {
   /// print(values.retries, values.timeout)
   /// ```
   public var values: EnvironmentValues {
-    resolved(at: EnvironmentGeneration.current).values
+    values(at: EnvironmentGeneration.current)
   }
 
   /// Reads one value as this node sees it.
@@ -136,24 +175,40 @@ public final class EnvironmentNode: Sendable {
   /// let retries = request[\.retries]
   /// ```
   ///
+  /// Inlinable, so that a key path written at the call site is applied as a direct call to its
+  /// getter rather than through the runtime.
+  ///
   /// - Parameter keyPath: The value to read.
+  @inlinable
   public subscript<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> Value {
     values[keyPath: keyPath]
   }
 
-  /// Resolves the node's values for a generation, refreshing stale caches on the way up.
+  /// The values the node sees at a generation, resolving them if its cache is stale.
+  ///
+  /// Reading a fresh node allocates nothing, whether it has overrides or not.
+  func values(at generation: UInt64) -> EnvironmentValues {
+    if let fresh = state.withLock({ $0.freshValues(at: generation) }) { return fresh }
+    let above = parent?.snapshot(at: generation) ?? .nothing
+    return state.withLock { state in
+      state.cache(over: above, at: generation)
+      return state.values(over: above)
+    }
+  }
+
+  /// The node's values as one snapshot object, which a child can share or lay its overrides
+  /// over; resolved, and refreshed on the way up, if stale.
   ///
   /// The walk holds one node's lock at a time, so it cannot deadlock with a tree dump, which
-  /// takes locks from the top down. A node without overrides shares the snapshot of the node
-  /// above it; a node with overrides lays them over its parent's values without copying them
-  /// (see ``ResolvedValues``).
-  func resolved(at generation: UInt64) -> ResolvedValues {
-    if let fresh = state.withLock({ $0.freshResolved(at: generation) }) { return fresh }
+  /// takes locks from the top down, and it is iterative, so a 10,000-deep chain does not
+  /// exhaust a thread's stack.
+  func snapshot(at generation: UInt64) -> EnvironmentSnapshot {
+    if let fresh = state.withLock({ $0.freshSnapshot(at: generation) }) { return fresh }
     var stale: [EnvironmentNode] = [self]
-    var above = ResolvedValues(generation: generation, top: [:], rest: [:])
+    var above = EnvironmentSnapshot.nothing
     var cursor = parent
     while let node = cursor {
-      if let fresh = node.state.withLock({ $0.freshResolved(at: generation) }) {
+      if let fresh = node.state.withLock({ $0.freshSnapshot(at: generation) }) {
         above = fresh
         break
       }
@@ -162,19 +217,8 @@ public final class EnvironmentNode: Sendable {
     }
     for node in stale.reversed() {
       above = node.state.withLock { state in
-        let resolved =
-          state.overrides.isEmpty
-          ? above
-          : ResolvedValues(generation: generation, top: state.overrides, rest: above.flattened)
-        // Cache only while the generation is still the one the snapshot was read at: a write
-        // that came in between may already have retired this node's cache, and must not find
-        // an old snapshot put back behind it.
-        if EnvironmentGeneration.current == generation,
-          (state.resolved?.generation ?? 0) < generation
-        {
-          state.resolved = resolved
-        }
-        return resolved
+        state.cache(over: above, at: generation)
+        return state.freshSnapshot(at: generation) ?? state.snapshot(over: above, at: generation)
       }
     }
     return above
@@ -225,19 +269,20 @@ public final class EnvironmentNode: Sendable {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let origin = EnvironmentOrigin(
-      fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial())
     var scratch = EnvironmentValues(
-      slots: [:], base: resolved(at: EnvironmentGeneration.current).flattened)
-    scratch.writeOrigin = origin
+      top: .empty, base: values(at: EnvironmentGeneration.current).flattened)
     let result = try body(&scratch)
-    let written = scratch.slots
+    var written = scratch.top
     guard !written.isEmpty else { return result }
+    scratch = EnvironmentValues()  // so that the written slots may be stamped in place
+    written.stamp(
+      EnvironmentOrigin(
+        fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
     // What the write replaces is released after the lock, in `didWrite`: a value's deinit (an
     // alert host's resolves its awaiters) must not run under a node's lock.
     let replaced = state.withLock { state in
-      let replaced = Replaced(overrides: state.overrides, resolved: state.resolved.take())
-      state.overrides.merge(written) { _, new in new }
+      let replaced = Replaced(overrides: state.overrides, cache: state.cache.take())
+      state.overrides = state.overrides.merging(written)
       return replaced
     }
     didWrite(replacing: replaced)
@@ -254,9 +299,11 @@ public final class EnvironmentNode: Sendable {
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(Self.reads(of: keyPath, in: EnvironmentValues()).map(\.identifier))
     let replaced = state.withLock { state -> Replaced? in
-      guard state.overrides.keys.contains(where: identifiers.contains) else { return nil }
-      let replaced = Replaced(overrides: state.overrides, resolved: state.resolved.take())
-      state.overrides = state.overrides.filter { !identifiers.contains($0.key) }
+      guard state.overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
+        return nil
+      }
+      let replaced = Replaced(overrides: state.overrides, cache: state.cache.take())
+      state.overrides = state.overrides.removing(identifiers)
       return replaced
     }
     if let replaced { didWrite(replacing: replaced) }
@@ -264,8 +311,8 @@ public final class EnvironmentNode: Sendable {
 
   /// What a write took out of a node, kept until no lock is held.
   private struct Replaced {
-    var overrides: [ObjectIdentifier: Slot]
-    var resolved: ResolvedValues?
+    var overrides: SlotMap
+    var cache: Cache?
   }
 
   /// Makes a write visible: every cache goes stale, and the snapshots cached below this node are
@@ -281,30 +328,41 @@ public final class EnvironmentNode: Sendable {
   /// Takes the cached snapshots out of every descendant.
   ///
   /// The walk is iterative, so a 10,000-deep chain does not exhaust a thread's stack, and takes
-  /// one node's lock at a time. It holds ``structure`` throughout, which a node's `deinit` also
-  /// takes before unlinking itself: so no node the walk can reach is freed while it runs, even
-  /// one whose last reference went away a moment ago.
-  private func retireDescendantSnapshots() -> [ResolvedValues] {
-    Self.structure.withLock { _ in
-      var retired: [ResolvedValues] = []
-      var pending: [Unmanaged<EnvironmentNode>] = []
-      if let first = state.withLock({ $0.firstChild }) { pending.append(first) }
-      while let next = pending.popLast() {
-        next._withUnsafeGuaranteedRef { node in
-          let (snapshot, child, sibling) = node.state.withLock { state in
-            (state.resolved.take(), state.firstChild, state.nextSibling)
-          }
-          if let snapshot { retired.append(snapshot) }
-          if let sibling { pending.append(sibling) }
-          if let child { pending.append(child) }
+  /// one node's lock at a time. It finds children under their parent's lock and *pins* each
+  /// before letting go of that lock; a node's `deinit` unlinks it under the same lock, then
+  /// waits for its pins to go. So no node the walk has found is freed before the walk is done
+  /// with it, even one whose last reference went away a moment ago, and freeing a node costs
+  /// no lock but its parent's.
+  private func retireDescendantSnapshots() -> [Cache] {
+    var retired: [Cache] = []
+    var pending: [Unmanaged<EnvironmentNode>] = []
+    state.withLock { Self.pinChildren(of: $0, into: &pending) }
+    while let next = pending.popLast() {
+      next._withUnsafeGuaranteedRef { node in
+        let cache = node.state.withLock { state in
+          Self.pinChildren(of: state, into: &pending)
+          return state.cache.take()
         }
+        node.pins.subtract(1, ordering: .releasing)  // from here on, the node may be freed
+        if let cache { retired.append(cache) }
       }
-      return retired
     }
+    return retired
   }
 
-  /// Serializes walks over the tree's child links with the unlinking of nodes being freed.
-  static let structure = Lock(())
+  /// Pins the children of the node whose state this is and appends them; its lock must be held.
+  private static func pinChildren(
+    of state: borrowing State, into list: inout [Unmanaged<EnvironmentNode>]
+  ) {
+    var cursor = state.firstChild
+    while let child = cursor {
+      child._withUnsafeGuaranteedRef { child in
+        child.pins.add(1, ordering: .relaxed)
+        cursor = child.nextSibling
+      }
+      list.append(child)
+    }
+  }
 
   /// The keys, with their current origins, that a key path reads.
   static func reads<Value>(
@@ -322,24 +380,21 @@ public final class EnvironmentNode: Sendable {
   private func link(_ child: EnvironmentNode) {
     let reference = Unmanaged.passUnretained(child)
     state.withLock { state in
-      let first = state.firstChild
-      child.state.withLock { $0.nextSibling = first }
-      first?._withUnsafeGuaranteedRef { sibling in
-        sibling.state.withLock { $0.previousSibling = reference }
-      }
+      child.nextSibling = state.firstChild
+      state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
       state.firstChild = reference
     }
   }
 
   private func unlink(_ child: EnvironmentNode) {
     state.withLock { state in
-      let (previous, next) = child.state.withLock { ($0.previousSibling, $0.nextSibling) }
+      let (previous, next) = (child.previousSibling, child.nextSibling)
       if let previous {
-        previous._withUnsafeGuaranteedRef { $0.state.withLock { $0.nextSibling = next } }
+        previous._withUnsafeGuaranteedRef { $0.nextSibling = next }
       } else {
         state.firstChild = next
       }
-      next?._withUnsafeGuaranteedRef { $0.state.withLock { $0.previousSibling = previous } }
+      next?._withUnsafeGuaranteedRef { $0.previousSibling = previous }
     }
   }
 
@@ -350,43 +405,101 @@ public final class EnvironmentNode: Sendable {
 }
 
 extension EnvironmentNode.State {
-  func freshResolved(at generation: UInt64) -> ResolvedValues? {
-    guard let resolved, resolved.generation >= generation else { return nil }
-    return resolved
+  /// The values the node sees, if its cache is fresh at a generation.
+  func freshValues(at generation: UInt64) -> EnvironmentValues? {
+    switch cache {
+    case .snapshot(let snapshot) where snapshot.generation >= generation:
+      snapshot.values
+    case .overParent(let above) where above.generation >= generation:
+      values(over: above)
+    default:
+      nil
+    }
+  }
+
+  func isFresh(at generation: UInt64) -> Bool {
+    switch cache {
+    case .snapshot(let snapshot): snapshot.generation >= generation
+    case .overParent(let above): above.generation >= generation
+    case nil: false
+    }
+  }
+
+  /// The node's values as one object, if its cache is fresh at a generation; made from the
+  /// node's overrides and kept, if the cache holds only its parent's snapshot.
+  mutating func freshSnapshot(at generation: UInt64) -> EnvironmentSnapshot? {
+    switch cache {
+    case .snapshot(let snapshot) where snapshot.generation >= generation:
+      return snapshot
+    case .overParent(let above) where above.generation >= generation:
+      let snapshot = snapshot(over: above, at: generation)
+      cache = .snapshot(snapshot)
+      return snapshot
+    default:
+      return nil
+    }
+  }
+
+  /// What the node sees when its parent sees `above`.
+  func values(over above: EnvironmentSnapshot) -> EnvironmentValues {
+    overrides.isEmpty ? above.values : EnvironmentValues(top: overrides, base: above.flattened)
+  }
+
+  ///
+  /// A node without overrides shares `above`, unless that is ``EnvironmentSnapshot/nothing``,
+  /// which only a root sees: its children must find a snapshot that goes stale with the next
+  /// write, and `nothing` never does.
+  func snapshot(over above: EnvironmentSnapshot, at generation: UInt64) -> EnvironmentSnapshot {
+    if overrides.isEmpty, above !== EnvironmentSnapshot.nothing { return above }
+    return EnvironmentSnapshot(generation: generation, top: overrides, base: above.flattened)
+  }
+
+  /// Caches what the node sees when its parent sees `above`, resolved at `generation`.
+  ///
+  /// Only while the generation is still the one the snapshot was read at: a write that came in
+  /// between may already have retired this node's cache, and must not find an old snapshot put
+  /// back behind it. Nor over a cache that is at least as fresh.
+  mutating func cache(over above: EnvironmentSnapshot, at generation: UInt64) {
+    guard EnvironmentGeneration.current == generation, !isFresh(at: generation) else { return }
+    cache =
+      overrides.isEmpty ? .snapshot(snapshot(over: above, at: generation)) : .overParent(above)
   }
 }
 
 /// The values a node sees, resolved at a generation: its overrides (`top`) laid over everything
-/// its ancestors provide (`rest`, flattened).
+/// its ancestors provide (`base`, flattened into one map).
 ///
 /// A node without overrides shares the snapshot of the node above it. A node with overrides
-/// does not copy its parent's values to resolve: reads look in `top`, then in `rest`. The
-/// flattened dictionary is built only when a child with overrides of its own needs it, and is
-/// then kept.
-final class ResolvedValues: Sendable {
+/// does not copy its parent's values to resolve. The flattened map is built only when a child
+/// with overrides of its own needs it, and is then kept.
+final class EnvironmentSnapshot: Sendable {
   /// The generation loaded before the data was read: the snapshot is at least this fresh.
   let generation: UInt64
-  let top: [ObjectIdentifier: Slot]
-  let rest: [ObjectIdentifier: Slot]
-  private let flat = Lock<[ObjectIdentifier: Slot]?>(nil)
+  let top: SlotMap
+  let base: SlotMap
+  private let flat = Lock<SlotMap?>(nil)
 
-  init(generation: UInt64, top: [ObjectIdentifier: Slot], rest: [ObjectIdentifier: Slot]) {
+  init(generation: UInt64, top: SlotMap, base: SlotMap) {
     self.generation = generation
     self.top = top
-    self.rest = rest
+    self.base = base
   }
+
+  /// What a root's parent would provide: nothing, fresh at every generation. A root with
+  /// overrides lays them over it; no child is given it (see `State.snapshot(over:at:)`).
+  static let nothing = EnvironmentSnapshot(generation: .max, top: .empty, base: .empty)
 
   /// The values, ready to read.
   var values: EnvironmentValues {
-    top.isEmpty ? EnvironmentValues(slots: rest) : EnvironmentValues(slots: top, base: rest)
+    EnvironmentValues(top: top, base: base)
   }
 
-  /// The values as one dictionary.
-  var flattened: [ObjectIdentifier: Slot] {
-    if top.isEmpty { return rest }
-    if rest.isEmpty { return top }
+  /// The values as one map.
+  var flattened: SlotMap {
+    if top.isEmpty { return base }
+    if base.isEmpty { return top }
     if let flat = flat.withLock({ $0 }) { return flat }
-    let merged = rest.merging(top) { _, own in own }
+    let merged = base.merging(top)
     flat.withLock { $0 = merged }
     return merged
   }

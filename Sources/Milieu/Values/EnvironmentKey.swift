@@ -34,6 +34,7 @@ public protocol EnvironmentKey {
 
 /// The process-wide store of ``EnvironmentKey`` defaults: each key's default is computed once,
 /// on first use, and kept.
+@usableFromInline
 enum EnvironmentKeyDefaults {
   /// Computed defaults by key type, and a once-cell for each key whose default is being or has
   /// been computed. A read of a known default takes this lock once.
@@ -44,6 +45,7 @@ enum EnvironmentKeyDefaults {
     case computing(DefaultCell)
   }
 
+  @usableFromInline
   static func value<Key: EnvironmentKey>(for key: Key.Type) -> Key.Value {
     let identifier = ObjectIdentifier(key)
     let known = table.withLock { table in

@@ -22,15 +22,13 @@ import Synchronization
 /// A value nobody set reads as its key's default. Nodes hold the values they override, and
 /// ``EnvironmentNode/values`` resolves the values a node sees.
 public struct EnvironmentValues: Sendable {
-  /// The stored values, by key identity.
-  var slots: [ObjectIdentifier: Slot]
-  /// Values read through when `slots` has none: set while a node's update runs, so that the
-  /// update reads what the node sees and `slots` holds exactly what it wrote.
-  var base: [ObjectIdentifier: Slot]?
+  /// The values written to these values, or the overrides of the node they were resolved at.
+  @usableFromInline var top: SlotMap
+  /// Values read through when `top` has none: what the node's ancestors provide, or, while a
+  /// node's update runs, what the node sees, so that `top` holds exactly what the update wrote.
+  @usableFromInline var base: SlotMap
   /// Set only while Milieu records which keys a key path reads.
-  var recorder: AccessRecorder?
-  /// Stamped on every value written, while a node's update runs.
-  var writeOrigin: EnvironmentOrigin?
+  @usableFromInline var recorder: AccessRecorder?
 
   /// Creates values in which every key reads as its default.
   ///
@@ -39,16 +37,13 @@ public struct EnvironmentValues: Sendable {
   /// print(values.retries)  // the entry's default
   /// ```
   public init() {
-    slots = [:]
+    top = .empty
+    base = .empty
   }
 
-  init(slots: [ObjectIdentifier: Slot], base: [ObjectIdentifier: Slot]? = nil) {
-    self.slots = slots
+  init(top: SlotMap, base: SlotMap = .empty) {
+    self.top = top
     self.base = base
-  }
-
-  private func slot(_ identifier: ObjectIdentifier) -> Slot? {
-    slots[identifier] ?? base?[identifier]
   }
 
   /// Reads or writes the value of an ``Entry``.
@@ -66,14 +61,19 @@ public struct EnvironmentValues: Sendable {
   /// - Parameters:
   ///   - entry: The entry that identifies the value.
   ///   - accessor: The name diagnostics show for the value; defaults to the enclosing property.
+  @inlinable
   public subscript<Value: Sendable>(
-    entry: Entry<Value>, accessor accessor: String = #function
+    entry: Entry<Value>, accessor accessor: StaticString = #function
   ) -> Value {
     get {
-      read(ObjectIdentifier(entry), name: accessor, default: entry.defaultValue)
+      let key = ObjectIdentifier(entry)
+      if let recorder { recorder.recordRead(of: key, name: .accessor(accessor), in: self) }
+      guard let slot = slot(for: key) else { return entry.defaultValue }
+      return unsafeDowncast(slot, to: TypedSlot<Value>.self).value
     }
     set {
-      write(newValue, for: ObjectIdentifier(entry), name: accessor, anchor: entry)
+      store(
+        TypedSlot(newValue, key: ObjectIdentifier(entry), name: .accessor(accessor), anchor: entry))
     }
   }
 
@@ -89,64 +89,33 @@ public struct EnvironmentValues: Sendable {
   /// ```
   ///
   /// - Parameter key: The key type that identifies the value.
+  @inlinable
   public subscript<Key: EnvironmentKey>(key: Key.Type) -> Key.Value {
     get {
       let identifier = ObjectIdentifier(key)
-      let slot = slot(identifier)
-      if let recorder {
-        recorder.recordRead(identifier, name: String(describing: key), origin: slot?.origin)
-      }
-      if let value = slot?.value as? Key.Value { return value }
-      return EnvironmentKeyDefaults.value(for: key)
+      if let recorder { recorder.recordRead(of: identifier, name: .key(key), in: self) }
+      guard let slot = slot(for: identifier) else { return EnvironmentKeyDefaults.value(for: key) }
+      return unsafeDowncast(slot, to: TypedSlot<Key.Value>.self).value
     }
     set {
-      write(newValue, for: ObjectIdentifier(key), name: String(describing: key), anchor: nil)
+      store(TypedSlot(newValue, key: ObjectIdentifier(key), name: .key(key), anchor: nil))
     }
   }
 
-  private func read<Value>(
-    _ identifier: ObjectIdentifier, name: String, default defaultValue: @autoclosure () -> Value
-  ) -> Value {
-    guard let slot = slot(identifier) else {
-      recorder?.recordRead(identifier, name: name, origin: nil)
-      return defaultValue()
-    }
-    recorder?.recordRead(identifier, name: name, origin: slot.origin)
-    if let value = slot.value as? Value { return value }
-    assertionFailure("Milieu: the value stored for \(name) is not a \(Value.self)")
-    return defaultValue()
+  /// The slot a read finds for a key: the one written here, else the one read through.
+  @inlinable
+  func slot(for key: ObjectIdentifier) -> Slot? {
+    top.slot(for: key) ?? base.slot(for: key)
   }
 
-  private mutating func write(
-    _ value: some Sendable, for identifier: ObjectIdentifier, name: String,
-    anchor: (any AnyObject & Sendable)?
-  ) {
-    slots[identifier] = Slot(value: value, name: name, origin: writeOrigin, anchor: anchor)
+  /// The values as one map, for reading through.
+  var flattened: SlotMap {
+    top.isEmpty ? base : base.merging(top)
   }
-}
 
-/// One stored value with what diagnostics need to know about it.
-///
-/// A class, so that copying values between nodes (resolving, merging) retains one object per
-/// value instead of each of its fields.
-final class Slot: Sendable {
-  /// The value itself.
-  let value: any Sendable
-  /// The accessor or key name, for explanations and tree dumps.
-  let name: String
-  /// Where the value was set, when a node set it.
-  let origin: EnvironmentOrigin?
-  /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
-  let anchor: (any AnyObject & Sendable)?
-
-  init(
-    value: any Sendable, name: String, origin: EnvironmentOrigin?,
-    anchor: (any AnyObject & Sendable)?
-  ) {
-    self.value = value
-    self.name = name
-    self.origin = origin
-    self.anchor = anchor
+  @usableFromInline
+  mutating func store(_ slot: Slot) {
+    top.insert(slot)
   }
 }
 
@@ -154,6 +123,7 @@ final class Slot: Sendable {
 ///
 /// Milieu learns which key a key path such as `\.retries` stands for by running it once against
 /// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it.
+@usableFromInline
 final class AccessRecorder: Sendable {
   struct Read: Sendable, Equatable {
     var identifier: ObjectIdentifier
@@ -165,7 +135,10 @@ final class AccessRecorder: Sendable {
 
   var reads: [Read] { state.withLock { $0 } }
 
-  func recordRead(_ identifier: ObjectIdentifier, name: String, origin: EnvironmentOrigin?) {
-    state.withLock { $0.append(Read(identifier: identifier, name: name, origin: origin)) }
+  @usableFromInline
+  func recordRead(of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues) {
+    let read = Read(
+      identifier: key, name: name.description, origin: values.slot(for: key)?.origin)
+    state.withLock { $0.append(read) }
   }
 }

@@ -1,0 +1,254 @@
+/// One stored value with what diagnostics need to know about it.
+///
+/// A class, so that copying values between nodes (resolving, merging) retains one object per
+/// value instead of each of its fields. The value itself lives in the ``TypedSlot`` subclass, so
+/// a read that knows the value's type takes it out without a dynamic cast.
+@usableFromInline
+class Slot: @unchecked Sendable {
+  // @unchecked: every stored property is a `let` of a `Sendable` type, here and in `TypedSlot`;
+  // the class is not final only so that `TypedSlot` can add the typed value.
+
+  /// The identity of the entry or key type the value is stored for.
+  @usableFromInline final let key: ObjectIdentifier
+  /// Where the name of the value comes from, for explanations and tree dumps; see ``name``.
+  @usableFromInline final let nameSource: SlotName
+  /// Where the value was set, when a node set it.
+  ///
+  /// A node stamps the slots an update wrote, after the update and before anyone else can see
+  /// them (see ``SlotMap/stamp(_:)``), so writing a value needs no origin at hand; once the slot
+  /// is shared, the origin never changes again. That makes the runtime's exclusivity checks
+  /// redundant.
+  @exclusivity(unchecked) final var origin: EnvironmentOrigin?
+  /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
+  final let anchor: (any AnyObject & Sendable)?
+
+  @usableFromInline
+  init(
+    key: ObjectIdentifier, name: SlotName, origin: EnvironmentOrigin?,
+    anchor: (any AnyObject & Sendable)?
+  ) {
+    self.key = key
+    self.nameSource = name
+    self.origin = origin
+    self.anchor = anchor
+  }
+
+  /// The accessor or key name.
+  final var name: String { nameSource.description }
+
+  /// The value, type-erased, for diagnostics.
+  var anyValue: any Sendable { preconditionFailure("Slot is abstract; TypedSlot overrides this") }
+
+  /// The same value and key, with another origin.
+  func copy(origin: EnvironmentOrigin) -> Slot {
+    preconditionFailure("Slot is abstract; TypedSlot overrides this")
+  }
+}
+
+/// A ``Slot`` holding a value of a known type.
+///
+/// A key's identity fixes its value's type (an `Entry<Value>` object, or an `EnvironmentKey`
+/// type and its `Value`), and an entry's slot keeps the entry alive, so its identity cannot be
+/// reused while the slot exists. A read through a key therefore downcasts the slot it finds to
+/// `TypedSlot<Value>` without checking in optimized builds.
+@usableFromInline
+final class TypedSlot<Value: Sendable>: Slot, @unchecked Sendable {
+  @usableFromInline let value: Value
+
+  @usableFromInline
+  init(
+    _ value: Value, key: ObjectIdentifier, name: SlotName, origin: EnvironmentOrigin? = nil,
+    anchor: (any AnyObject & Sendable)?
+  ) {
+    self.value = value
+    super.init(key: key, name: name, origin: origin, anchor: anchor)
+  }
+
+  override var anyValue: any Sendable { value }
+
+  override func copy(origin: EnvironmentOrigin) -> Slot {
+    TypedSlot(value, key: key, name: nameSource, origin: origin, anchor: anchor)
+  }
+}
+
+/// The name of a stored value: an entry's accessor, or a key type.
+///
+/// Both are kept as they come, with nothing to retain or release: the name is spelled out only
+/// when a diagnostic shows it.
+@usableFromInline
+enum SlotName: @unchecked Sendable, CustomStringConvertible {
+  // @unchecked: a metatype is immutable and may be shared between threads; Swift 6.3 does not
+  // yet treat existential metatypes as `Sendable`.
+  case accessor(StaticString)
+  case key(any EnvironmentKey.Type)
+
+  @usableFromInline
+  var description: String {
+    switch self {
+    case .accessor(let accessor): accessor.description
+    case .key(let key): String(describing: key)
+    }
+  }
+}
+
+/// Slots by key: a persistent map, small and allocation-free for the sizes a node's overrides
+/// usually have.
+///
+/// Empty and single-slot maps are stored inline (the slot object is the whole map), so a child
+/// node with one override allocates nothing but its slot. Larger maps share a ``SlotTable``
+/// between copies and copy it on the first write to a shared one. The enum is one word: both
+/// payloads are class references.
+@usableFromInline
+enum SlotMap: Sendable {
+  case empty
+  case one(Slot)
+  case table(SlotTable)
+
+  /// The slot stored for a key.
+  @inlinable
+  func slot(for key: ObjectIdentifier) -> Slot? {
+    switch self {
+    case .empty: nil
+    case .one(let slot): slot.key == key ? slot : nil
+    case .table(let table): table.slot(for: key)
+    }
+  }
+
+  var isEmpty: Bool {
+    if case .empty = self { return true }
+    return false
+  }
+
+  var count: Int {
+    switch self {
+    case .empty: 0
+    case .one: 1
+    case .table(let table): table.slots.count
+    }
+  }
+
+  /// The slots, in the order they were first stored.
+  var slots: [Slot] {
+    switch self {
+    case .empty: []
+    case .one(let slot): [slot]
+    case .table(let table): Array(table.slots)
+    }
+  }
+
+  /// Stores a slot, replacing the one stored for the same key.
+  mutating func insert(_ slot: Slot) {
+    switch self {
+    case .empty:
+      self = .one(slot)
+    case .one(let existing):
+      self = existing.key == slot.key ? .one(slot) : .table(SlotTable([existing, slot]))
+    case .table(var table):
+      self = .empty  // drops this map's reference, so that `table` may be the only one
+      if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+      table.insert(slot)
+      self = .table(table)
+    }
+  }
+
+  /// Records where every slot of this map was written.
+  ///
+  /// A slot only this map holds is stamped in place; one that is shared (code that wrote it
+  /// kept a copy of the values) is replaced by a stamped copy, so what was shared never changes.
+  mutating func stamp(_ origin: EnvironmentOrigin) {
+    switch self {
+    case .empty:
+      return
+    case .one(var slot):
+      self = .empty  // drops this map's reference, so that `slot` may be the only one
+      slot = Self.stamped(&slot, origin)
+      self = .one(slot)
+    case .table(var table):
+      self = .empty
+      if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+      table.stamp(origin)
+      self = .table(table)
+    }
+  }
+
+  fileprivate static func stamped(_ slot: inout Slot, _ origin: EnvironmentOrigin) -> Slot {
+    guard isKnownUniquelyReferenced(&slot) else { return slot.copy(origin: origin) }
+    slot.origin = origin
+    return slot
+  }
+
+  /// This map with every slot of `other` stored over it.
+  func merging(_ other: SlotMap) -> SlotMap {
+    switch (self, other) {
+    case (_, .empty): return self
+    case (.empty, _): return other
+    default:
+      var merged = self
+      for slot in other.slots { merged.insert(slot) }
+      return merged
+    }
+  }
+
+  /// This map without the slots of the given keys.
+  func removing(_ keys: Set<ObjectIdentifier>) -> SlotMap {
+    var kept = SlotMap.empty
+    for slot in slots where !keys.contains(slot.key) { kept.insert(slot) }
+    return kept
+  }
+}
+
+/// The storage of a ``SlotMap`` of two slots or more.
+///
+/// Up to ``indexThreshold`` slots a lookup compares keys in order, which beats hashing at these
+/// sizes; beyond it the table keeps an index from key to position.
+@usableFromInline
+final class SlotTable: @unchecked Sendable {
+  // @unchecked: a table is changed only through `SlotMap.insert`, and only while that map holds
+  // the sole reference to it; once shared, it is never changed again. For the same reason the
+  // runtime's exclusivity checks are off: they would cost a read more than the lookup itself.
+  @exclusivity(unchecked) @usableFromInline private(set) var slots: ContiguousArray<Slot>
+  /// Positions in `slots` by key; empty while the table is small enough to scan.
+  @exclusivity(unchecked) @usableFromInline private(set) var index: [ObjectIdentifier: Int] = [:]
+
+  @usableFromInline static var indexThreshold: Int { 8 }
+
+  init(_ slots: some Sequence<Slot>) {
+    self.slots = []
+    for slot in slots { insert(slot) }
+  }
+
+  @inlinable
+  func slot(for key: ObjectIdentifier) -> Slot? {
+    if index.isEmpty {
+      for slot in slots where slot.key == key { return slot }
+      return nil
+    }
+    return index[key].map { slots[$0] }
+  }
+
+  /// Stamps every slot; the table must be held by one map only.
+  func stamp(_ origin: EnvironmentOrigin) {
+    for position in slots.indices {
+      slots[position] = SlotMap.stamped(&slots[position], origin)
+    }
+  }
+
+  func insert(_ slot: Slot) {
+    let position: Int?
+    if index.isEmpty {
+      position = slots.firstIndex { $0.key == slot.key }
+    } else {
+      position = index[slot.key]
+    }
+    if let position {
+      slots[position] = slot
+      return
+    }
+    slots.append(slot)
+    if !index.isEmpty {
+      index[slot.key] = slots.count - 1
+    } else if slots.count > Self.indexThreshold {
+      for (position, slot) in slots.enumerated() { index[slot.key] = position }
+    }
+  }
+}
