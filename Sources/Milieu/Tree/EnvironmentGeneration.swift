@@ -23,6 +23,6 @@ enum EnvironmentGeneration {
 
   /// A fresh serial number for a write's origin.
   static func nextSerial() -> UInt64 {
-    serials.add(1, ordering: .relaxed).newValue
+    serials.wrappingAdd(1, ordering: .relaxed).newValue
   }
 }

@@ -101,12 +101,12 @@ public final class EnvironmentNode: Sendable {
     self.parent = parent
     self.label = name.map(Label.init)
     self.state = Lock(State(overrides: overrides, cache: cache))
-    parent?.link(self)
   }
 
   deinit {
     if let parent {
-      parent.unlink(self)
+      // Unretained: this node keeps its parent alive until its own storage is destroyed.
+      Unmanaged.passUnretained(parent)._withUnsafeGuaranteedRef { $0.unlink(self) }
       // A write's walk may have found this node just before it was unlinked: the storage must
       // outlive the walk's visit. Rare and short, so waiting yields rather than blocks.
       while pins.load(ordering: .acquiring) != 0 { sched_yield() }
@@ -149,9 +149,11 @@ public final class EnvironmentNode: Sendable {
     overrides.stamp(
       EnvironmentOrigin(
         fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
-    return EnvironmentNode(
+    let child = EnvironmentNode(
       name: name, parent: self, overrides: overrides,
       cache: overrides.isEmpty ? .snapshot(above) : .overParent(above))
+    link(child)
+    return child
   }
 
   // MARK: Reading

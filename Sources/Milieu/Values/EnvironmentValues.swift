@@ -68,8 +68,7 @@ public struct EnvironmentValues: Sendable {
     get {
       let key = ObjectIdentifier(entry)
       if let recorder { recorder.recordRead(of: key, name: .accessor(accessor), in: self) }
-      guard let slot = slot(for: key) else { return entry.defaultValue }
-      return unsafeDowncast(slot, to: TypedSlot<Value>.self).value
+      return value(for: key, as: Value.self) ?? entry.defaultValue
     }
     set {
       store(
@@ -94,8 +93,7 @@ public struct EnvironmentValues: Sendable {
     get {
       let identifier = ObjectIdentifier(key)
       if let recorder { recorder.recordRead(of: identifier, name: .key(key), in: self) }
-      guard let slot = slot(for: identifier) else { return EnvironmentKeyDefaults.value(for: key) }
-      return unsafeDowncast(slot, to: TypedSlot<Key.Value>.self).value
+      return value(for: identifier, as: Key.Value.self) ?? EnvironmentKeyDefaults.value(for: key)
     }
     set {
       store(TypedSlot(newValue, key: ObjectIdentifier(key), name: .key(key), anchor: nil))
@@ -108,13 +106,25 @@ public struct EnvironmentValues: Sendable {
     top.slot(for: key) ?? base.slot(for: key)
   }
 
+  /// The value stored for a key, whose values are of type `Value`.
+  ///
+  /// The slot is not retained while its value is copied out: these values hold it until the
+  /// read returns. That saves two atomic operations on every read.
+  @inlinable
+  func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
+    guard let slot = top.unretainedSlot(for: key) ?? base.unretainedSlot(for: key) else {
+      return nil
+    }
+    return slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: TypedSlot<Value>.self).value }
+  }
+
   /// The values as one map, for reading through.
   var flattened: SlotMap {
     top.isEmpty ? base : base.merging(top)
   }
 
   @usableFromInline
-  mutating func store(_ slot: Slot) {
+  mutating func store(_ slot: consuming Slot) {
     top.insert(slot)
   }
 }

@@ -114,6 +114,16 @@ enum SlotMap: Sendable {
     }
   }
 
+  /// The slot stored for a key, unretained: valid while this map is.
+  @inlinable
+  func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
+    switch self {
+    case .empty: nil
+    case .one(let slot): slot.key == key ? .passUnretained(slot) : nil
+    case .table(let table): table.slot(for: key).map { .passUnretained($0) }
+    }
+  }
+
   var isEmpty: Bool {
     if case .empty = self { return true }
     return false
@@ -137,7 +147,7 @@ enum SlotMap: Sendable {
   }
 
   /// Stores a slot, replacing the one stored for the same key.
-  mutating func insert(_ slot: Slot) {
+  mutating func insert(_ slot: consuming Slot) {
     switch self {
     case .empty:
       self = .one(slot)
