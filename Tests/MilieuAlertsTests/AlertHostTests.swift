@@ -251,6 +251,31 @@ import Testing
         "1 tapped Go", "presented 2", "dismissed 2",
       ])
   }
+
+  // The host queues events only while someone subscribes, and a presenter that answers inside
+  // `present` makes the host deliver in several rounds: each round's events still arrive, in order.
+  @Test func eventsFollowAPresenterThatAnswersInsidePresent() async {
+    let host = AlertHost(presenter: TapFirstButtonPresenter())
+    var events = host.events().makeAsyncIterator()
+    host.show(AlertData(title: "1"))
+    host.show(AlertData(title: "2"))
+
+    var story: [String] = []
+    for _ in 0..<6 {
+      guard let event = await events.next() else { break }
+      switch event {
+      case .enqueued(let alert): story.append("enqueued \(alert.title)")
+      case .presented(let alert): story.append("presented \(alert.title)")
+      case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
+      case .dismissed(let alert): story.append("dismissed \(alert.title)")
+      case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
+      }
+    }
+    #expect(
+      story == [
+        "enqueued 1", "presented 1", "1 tapped OK", "enqueued 2", "presented 2", "2 tapped OK",
+      ])
+  }
 }
 
 /// Collects outcomes in arrival order.

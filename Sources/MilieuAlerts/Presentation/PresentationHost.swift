@@ -42,19 +42,28 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   fileprivate enum Effect: Sendable {
     case present(Item)
     case withdraw(Item)
-    case resolve(Resolution<Item.Choice>?, Outcome)
+    case resolve(Resolution<Item.Choice>, Outcome)
     case event(PresentationEvent<Item>)
     case expire(Item, after: Duration)
     case cancelExpiry(Task<Void, Never>)
   }
 
+  fileprivate typealias Subscriber = AsyncStream<PresentationEvent<Item>>.Continuation
+
+  /// Effects taken for delivery, with the subscribers their events go to.
+  fileprivate typealias Batch = (effects: [Effect], subscribers: [Subscriber])
+
   fileprivate struct State: Sendable {
     var current: Entry?
     var pending = PendingQueue<Entry>()
     var keys: [String: PresentationID] = [:]
+    /// The effects queued for delivery.
     var effects: [Effect] = []
+    /// An empty buffer with capacity, which becomes `effects` when a delivery takes the queued
+    /// ones: the two buffers trade places, so queueing an effect does not allocate an array.
+    var spareEffects: [Effect] = []
     var isDelivering = false
-    var subscribers: [Int: AsyncStream<PresentationEvent<Item>>.Continuation] = [:]
+    var subscribers: [Int: Subscriber] = [:]
     var nextSubscriber = 0
     /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
     var expiries: [PresentationID: Task<Void, Never>] = [:]
@@ -132,7 +141,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         return
       }
       guard let shown = state.current else {
-        state.effects.append(.event(.enqueued(item)))
+        state.post(.enqueued(item))
         state.makeCurrent(entry)
         return
       }
@@ -140,7 +149,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       case .dropNew:
         state.drop(entry, .busy)
       case .replace:
-        state.effects.append(.event(.enqueued(item)))
+        state.post(.enqueued(item))
         state.current = nil
         state.forget(shown.item)
         state.stopExpiry(of: shown.item)
@@ -162,7 +171,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         }
         state.remember(item)
         state.pending.append(entry)
-        state.effects.append(.event(.enqueued(item)))
+        state.post(.enqueued(item))
       }
     }
   }
@@ -308,23 +317,20 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   private func resolveCurrent(
     _ item: Item, with choice: Item.Choice?
   ) throws(PresentationError) -> (Entry, (@Sendable () async -> Void)?) {
-    let result: Result<Entry, PresentationError> = mutate { state in
+    let entry = try mutate { (state) throws(PresentationError) in
       guard let shown = state.current, shown.item.id == item.id else {
-        return .failure(
-          .notCurrent(item.id, title: item.title, current: state.current?.item.id))
+        throw .notCurrent(item.id, title: item.title, current: state.current?.item.id)
       }
       if let choice, !shown.item.isValid(choice) {
-        return .failure(.invalidChoice("\(choice)", item: item.id, title: item.title))
+        throw .invalidChoice("\(choice)", item: item.id, title: item.title)
       }
       state.current = nil
       state.forget(shown.item)
       state.stopExpiry(of: shown.item)
-      state.effects.append(
-        .event(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item)))
+      state.post(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item))
       state.presentNext()
-      return .success(shown)
+      return shown
     }
-    let entry = try result.get()
     return (entry, entry.item.action(for: choice))
   }
 
@@ -364,38 +370,64 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   /// Changes the state under the lock, then delivers the effects it queued, in order, with no
   /// lock held. If another call is already delivering, it delivers these too.
-  private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
-    let (result, mustDeliver) = state.withLock { state in
-      let result = body(&state)
-      guard !state.isDelivering, !state.effects.isEmpty else { return (result, false) }
+  ///
+  /// `body` throws only before it changes anything, so a throw leaves nothing to deliver: outside
+  /// the lock, queued effects always have a call delivering them.
+  private func mutate<Result: Sendable, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let (result, batch) = try state.withLock {
+      (state) throws(Failure) -> (Result, Batch?) in
+      let result = try body(&state)
+      guard !state.isDelivering, !state.effects.isEmpty else { return (result, nil) }
       state.isDelivering = true
-      return (result, true)
+      return (result, state.takeEffects())
     }
-    if mustDeliver { deliver() }
+    if let (effects, subscribers) = batch { deliver(effects, to: subscribers) }
     return result
   }
 
-  private func deliver() {
+  /// Runs a batch of effects, then each batch queued meanwhile, until none is left.
+  ///
+  /// The emptied batch goes back to the state, as the next buffer to queue effects in or as
+  /// the spare, so that a host in use does not allocate to deliver.
+  private func deliver(
+    _ effects: consuming [Effect], to subscribers: [Subscriber]
+  ) {
+    var subscribers = subscribers
     while true {
-      let (effects, subscribers) = state.withLock { state in
-        let effects = state.effects
-        state.effects = []
-        if effects.isEmpty { state.isDelivering = false }
-        return (effects, effects.isEmpty ? [] : Array(state.subscribers.values))
-      }
-      if effects.isEmpty { return }
-      for effect in effects {
-        switch effect {
+      // Popped from the back of the reversed batch, each effect is moved out of the array rather
+      // than copied out and later destroyed in it: copying and destroying the generic enum go
+      // through its value witnesses, which cost an alert about a fifth of its time.
+      effects.reverse()
+      while let effect = effects.popLast() {
+        switch consume effect {
         case .present(let item): presenter?.present(item, in: self)
         case .withdraw(let item): presenter?.withdraw(item, from: self)
-        case .resolve(let resolution, let outcome): resolution?.resolve(outcome)
+        case .resolve(let resolution, let outcome): resolution.resolve(outcome)
         case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
         case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)
         case .cancelExpiry(let task): task.cancel()
         }
       }
+      if effects.capacity > Self.reusedEffectsCapacity { effects = [] }
+      let finished = state.withLock { state in
+        if state.effects.isEmpty {
+          state.isDelivering = false
+          swap(&state.spareEffects, &effects)
+          return true
+        }
+        swap(&state.effects, &effects)
+        subscribers = state.eventSubscribers
+        return false
+      }
+      if finished { return }
     }
   }
+
+  /// The most effects a buffer that is kept for reuse may hold: a burst that queued more (many
+  /// items shown at once) gives its memory back rather than keep it for the host's lifetime.
+  private static var reusedEffectsCapacity: Int { 64 }
 
   private func scheduleExpiry(of item: Item, after lifetime: Duration) {
     guard let choice = item.expiryChoice else { return }
@@ -418,10 +450,30 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 }
 
 extension PresentationHost.State {
+  /// Takes the queued effects, with the subscribers their events go to, and puts the spare
+  /// buffer in their place.
+  fileprivate mutating func takeEffects() -> PresentationHost.Batch {
+    var taken: [PresentationHost.Effect] = []
+    swap(&taken, &spareEffects)
+    swap(&taken, &effects)
+    return (taken, eventSubscribers)
+  }
+
+  /// The subscribers that the events of the effects being taken go to.
+  fileprivate var eventSubscribers: [PresentationHost.Subscriber] {
+    subscribers.isEmpty ? [] : Array(subscribers.values)
+  }
+
+  /// Queues an event, if anyone subscribes to events: with no subscriber, the event is not even
+  /// made.
+  fileprivate mutating func post(_ event: @autoclosure () -> PresentationEvent<Item>) {
+    if !subscribers.isEmpty { effects.append(.event(event())) }
+  }
+
   fileprivate mutating func makeCurrent(_ entry: PresentationHost.Entry) {
     remember(entry.item)
     current = entry
-    effects.append(.event(.presented(entry.item)))
+    post(.presented(entry.item))
     effects.append(.present(entry.item))
     if let lifetime = entry.item.lifetime { effects.append(.expire(entry.item, after: lifetime)) }
   }
@@ -429,20 +481,25 @@ extension PresentationHost.State {
   fileprivate mutating func presentNext() {
     if let next = pending.popFirst() {
       current = next
-      effects.append(.event(.presented(next.item)))
+      post(.presented(next.item))
       effects.append(.present(next.item))
       if let lifetime = next.item.lifetime { effects.append(.expire(next.item, after: lifetime)) }
     }
   }
 
   /// Stops the expiry of an item that left the screen before its lifetime ran out.
+  ///
+  /// Checks for an empty table first: looking an identifier up, even in an empty dictionary,
+  /// hashes it, and most items (alerts) never have an expiry.
   fileprivate mutating func stopExpiry(of item: Item) {
-    if let expiry = expiries.removeValue(forKey: item.id) { effects.append(.cancelExpiry(expiry)) }
+    if !expiries.isEmpty, let expiry = expiries.removeValue(forKey: item.id) {
+      effects.append(.cancelExpiry(expiry))
+    }
   }
 
   fileprivate mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
-    effects.append(.event(.dropped(entry.item, reason)))
-    effects.append(.resolve(entry.resolution, .dropped(reason)))
+    post(.dropped(entry.item, reason))
+    if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
   }
 
   fileprivate mutating func remember(_ item: Item) {
