@@ -234,17 +234,7 @@ import Testing
     try await host.tap(first.buttons[0], of: first)
     try await host.dismiss(second)
 
-    var story: [String] = []
-    for _ in 0..<7 {
-      guard let event = await events.next() else { break }
-      switch event {
-      case .enqueued(let alert): story.append("enqueued \(alert.title)")
-      case .presented(let alert): story.append("presented \(alert.title)")
-      case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
-      case .dismissed(let alert): story.append("dismissed \(alert.title)")
-      case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
-      }
-    }
+    let story = await storyOf(7, from: &events)
     #expect(
       story == [
         "enqueued 1", "presented 1", "enqueued 2", "dropped 3: the queue is full (limit 1)",
@@ -260,22 +250,30 @@ import Testing
     host.show(AlertData(title: "1"))
     host.show(AlertData(title: "2"))
 
-    var story: [String] = []
-    for _ in 0..<6 {
-      guard let event = await events.next() else { break }
-      switch event {
-      case .enqueued(let alert): story.append("enqueued \(alert.title)")
-      case .presented(let alert): story.append("presented \(alert.title)")
-      case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
-      case .dismissed(let alert): story.append("dismissed \(alert.title)")
-      case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
-      }
-    }
+    let story = await storyOf(6, from: &events)
     #expect(
       story == [
         "enqueued 1", "presented 1", "1 tapped OK", "enqueued 2", "presented 2", "2 tapped OK",
       ])
   }
+}
+
+/// The next `count` events of a host, each as a short line.
+private func storyOf(
+  _ count: Int, from events: inout AsyncStream<PresentationEvent<AlertData>>.Iterator
+) async -> [String] {
+  var story: [String] = []
+  for _ in 0..<count {
+    guard let event = await events.next() else { break }
+    switch event {
+    case .enqueued(let alert): story.append("enqueued \(alert.title)")
+    case .presented(let alert): story.append("presented \(alert.title)")
+    case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
+    case .dismissed(let alert): story.append("dismissed \(alert.title)")
+    case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
+    }
+  }
+  return story
 }
 
 /// Collects outcomes in arrival order.
