@@ -10,6 +10,14 @@ struct GreetingValue {
   @Environment(\.greeting) var greeting
 }
 
+struct MixedValues {
+  @Environment(\.ratio) var ratio
+  @Environment(\.isOn) var isOn
+  @Environment(\.mode) var mode
+  @Environment(\.limit) var limit
+  @Environment(\.greeting) var greeting
+}
+
 actor GreetingActor {
   @Environment(\.greeting) var greeting
   func read() -> String { greeting }
@@ -42,6 +50,27 @@ actor GreetingActor {
     #expect(service.retries == 5)
     node.removeOverride(\.retries)
     #expect(service.retries == 4)
+  }
+
+  /// One-word values (here `Double`, `Bool` and a payload-free enum) are cached apart from larger
+  /// ones (`Int?` is nine bytes, `String` is not plain bits): both kinds read live, and each
+  /// reads back exactly the value written.
+  @Test func oneWordAndLargerValuesBothReadLive() {
+    let node = EnvironmentNode()
+    let service = node.withCurrent { MixedValues() }
+    #expect(service.ratio == 0.5 && service.isOn == false && service.mode == .fast)
+    #expect(service.limit == nil && service.greeting == "Hello")
+    node.update {
+      $0.ratio = -1.25
+      $0.isOn = true
+      $0.mode = .careful
+      $0.limit = -7
+      $0.greeting = "Hej"
+    }
+    #expect(service.ratio == -1.25 && service.isOn == true && service.mode == .careful)
+    #expect(service.limit == -7 && service.greeting == "Hej")
+    node.set(\.limit, to: nil)
+    #expect(service.limit == nil)
   }
 
   @Test func anEscapingClosureReadsTheBoundNode() async {

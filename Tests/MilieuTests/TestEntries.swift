@@ -15,6 +15,30 @@ extension EnvironmentValues {
     set { self[Self.greeting] = newValue }
   }
 
+  static let ratio = Entry(0.5)
+  var ratio: Double {
+    get { self[Self.ratio] }
+    set { self[Self.ratio] = newValue }
+  }
+
+  static let isOn = Entry(false)
+  var isOn: Bool {
+    get { self[Self.isOn] }
+    set { self[Self.isOn] = newValue }
+  }
+
+  static let mode = Entry(Mode.fast)
+  var mode: Mode {
+    get { self[Self.mode] }
+    set { self[Self.mode] = newValue }
+  }
+
+  static let limit = Entry<Int?>(nil)
+  var limit: Int? {
+    get { self[Self.limit] }
+    set { self[Self.limit] = newValue }
+  }
+
   /// Two values that the concurrency tests always write together.
   static let pairLeft = Entry(0)
   var pairLeft: Int {
@@ -76,4 +100,9 @@ extension EnvironmentValues {
     get { self[Storage.limit] }
     set { self[Storage.limit] = newValue }
   }
+}
+
+/// A payload-free enum: one byte of plain bits.
+enum Mode: Sendable, Equatable {
+  case fast, careful
 }

@@ -31,7 +31,9 @@ import Synchronization
 /// or an actor, or keep `let retries = Environment(\.retries)` and read `retries.wrappedValue`.
 ///
 /// - Complexity: A read that follows no write to any node is one atomic load and one
-///   uncontended lock, whatever the depth of the node, and allocates nothing.
+///   uncontended lock, whatever the depth of the node, and allocates nothing; for a value of one
+///   word of plain bits (`Int`, `Bool`, `Double`), three atomic loads and no lock, so threads
+///   reading one wrapper at once do not wait for each other.
 @propertyWrapper
 public struct Environment<Value: Sendable>: Sendable {
   @usableFromInline let reader: EnvironmentReader<Value>
@@ -71,6 +73,14 @@ public struct Environment<Value: Sendable>: Sendable {
 /// section is a comparison and a copy, an uncontended acquisition is one atomic exchange and a
 /// release is a plain store. A waiter that spins too long yields its thread. The thread
 /// sanitizer sees the lock, because it is built from atomics compiled into the caller.
+///
+/// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
+/// payloads) is cached in two atomics instead, and read without the lock: the lock is a write to
+/// memory every reader shares, and threads reading one wrapper at once then took turns for its
+/// cache line (two threads read at 0.41× the throughput of one in the Read benchmark). A read
+/// loads the generation with acquiring ordering, then the bits; a refresh, under the lock,
+/// stores the bits, then the generation with releasing ordering. So bits read after a fresh
+/// generation are that refresh's or a later one's, never older.
 @usableFromInline
 final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   // @unchecked: `generation` and `value` are read and written only while `isLocked` is held.
@@ -82,6 +92,14 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @usableFromInline let isLocked = Atomic<Bool>(false)
   @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
   @exclusivity(unchecked) @usableFromInline var value: Value?
+  /// The cache of a one-word value: the generation it was read at, and its bits.
+  @usableFromInline let wordGeneration = Atomic<UInt64>(0)
+  @usableFromInline let wordBits = Atomic<UInt64>(0)
+
+  /// Whether values are cached in `wordGeneration` and `wordBits`; a constant once specialized.
+  @inlinable static var isWord: Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+  }
 
   init(node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
     self.node = node
@@ -91,6 +109,13 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @inlinable
   func read() -> Value {
     let current = EnvironmentGeneration.current
+    if Self.isWord {
+      guard wordGeneration.load(ordering: .acquiring) >= current else {
+        return refresh(at: current)
+      }
+      let bits = wordBits.load(ordering: .relaxed)
+      return withUnsafeBytes(of: bits) { $0.loadUnaligned(as: Value.self) }
+    }
     lock()
     let cached = generation >= current ? value : nil
     unlock()
@@ -102,7 +127,14 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   func refresh(at current: UInt64) -> Value {
     let fresh = node.values(at: current)[keyPath: keyPath]
     lock()
-    if generation < current {
+    if Self.isWord {
+      if wordGeneration.load(ordering: .relaxed) < current {
+        var bits: UInt64 = 0
+        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: fresh, as: Value.self) }
+        wordBits.store(bits, ordering: .relaxed)
+        wordGeneration.store(current, ordering: .releasing)
+      }
+    } else if generation < current {
       generation = current
       value = fresh
     }

@@ -104,9 +104,9 @@ public final class EnvironmentNode: Sendable {
   }
 
   deinit {
-    if let parent {
-      // Unretained: this node keeps its parent alive until its own storage is destroyed.
-      Unmanaged.passUnretained(parent)._withUnsafeGuaranteedRef { $0.unlink(self) }
+    if let parent = parent.map(Unmanaged.passUnretained) {
+      // Unretained: this node holds its parent until its own storage is destroyed.
+      parent._withUnsafeGuaranteedRef { $0.unlink(self) }
       // A write's walk may have found this node just before it was unlinked: the storage must
       // outlive the walk's visit. Rare and short, so waiting yields rather than blocks.
       while pins.load(ordering: .acquiring) != 0 { sched_yield() }
@@ -149,9 +149,10 @@ public final class EnvironmentNode: Sendable {
     overrides.stamp(
       EnvironmentOrigin(
         fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+    // Consumed, so that the child takes the references instead of retaining them again.
+    let cache: Cache = overrides.isEmpty ? .snapshot(consume above) : .overParent(consume above)
     let child = EnvironmentNode(
-      name: name, parent: self, overrides: overrides,
-      cache: overrides.isEmpty ? .snapshot(above) : .overParent(above))
+      name: name, parent: self, overrides: consume overrides, cache: consume cache)
     link(child)
     return child
   }
@@ -388,6 +389,11 @@ public final class EnvironmentNode: Sendable {
     }
   }
 
+  /// Takes a child out of this node's list of children.
+  ///
+  /// Not inlined into the child's `deinit`: there, borrowing this node's lock made the compiler
+  /// retain this node around it, an atomic operation more for every node freed.
+  @inline(never)
   private func unlink(_ child: EnvironmentNode) {
     state.withLock { state in
       let (previous, next) = (child.previousSibling, child.nextSibling)
