@@ -137,6 +137,29 @@ final class WeakNode: Sendable {
     for leaf in leaves { #expect(leaf[\.payload] == nil) }
   }
 
+  /// Values that end up in maps of several slots (a node's overrides, the flattened values a
+  /// child with overrides of its own reads through, values merged by an update) are freed with
+  /// the tree. Found by the address sanitizer: merged maps were once retained once too often.
+  @Test func valuesInMapsOfSeveralSlotsAreFreedWithTheirTree() {
+    let weakPayload = {
+      let payload = Payload()
+      let app = EnvironmentNode("app")
+      app.update {
+        $0.payload = payload
+        $0.retries = 1
+      }
+      app.update { $0.greeting = "Hi" }
+      let child = app.child("child") { $0.pairLeft = 1 }
+      let grandchild = child.child("grandchild") { $0.retries = 2 }
+      #expect(grandchild[\.payload] === payload && grandchild[\.greeting] == "Hi")
+      var values = grandchild.values
+      values.pairRight = 3
+      #expect(values.payload === payload)
+      return WeakReference(payload)
+    }()
+    #expect(weakPayload.object == nil, "a map of several slots was never freed")
+  }
+
   /// Replacing a value frees the old one, at the node and below.
   @Test func aReplacedOverrideIsFreed() {
     let app = EnvironmentNode("app")

@@ -60,10 +60,38 @@ public final class EnvironmentNode: Sendable {
   /// The mutable part of a node, guarded by the node's lock.
   struct State {
     var overrides: SlotMap = .empty
-    /// What the node sees, if it was resolved since the last write to it or an ancestor.
-    var cache: Cache?
+    /// The snapshot of `cache`; see there.
+    var cachedSnapshot: EnvironmentSnapshot?
     /// The first of the node's children; see ``EnvironmentNode/nextSibling``.
     var firstChild: Unmanaged<EnvironmentNode>?
+    /// Whether `cachedSnapshot` is the parent's, under the node's overrides: see `cache`.
+    var cacheIsOverParent = false
+
+    init(overrides: SlotMap, cache: Cache?) {
+      self.overrides = overrides
+      self.cache = cache
+    }
+
+    /// What the node sees, if it was resolved since the last write to it or an ancestor.
+    ///
+    /// Stored as a snapshot reference and a flag rather than as the enum: an enum of class
+    /// references keeps its case in the pointer's spare bits, which the leak sanitizer does not
+    /// recognise as a reference to the snapshot.
+    var cache: Cache? {
+      get {
+        cachedSnapshot.map { cacheIsOverParent ? .overParent($0) : .snapshot($0) }
+      }
+      set {
+        switch newValue {
+        case .snapshot(let snapshot):
+          (cachedSnapshot, cacheIsOverParent) = (snapshot, false)
+        case .overParent(let snapshot):
+          (cachedSnapshot, cacheIsOverParent) = (snapshot, true)
+        case nil:
+          (cachedSnapshot, cacheIsOverParent) = (nil, false)
+        }
+      }
+    }
   }
 
   /// What a node sees, as it was last resolved.
@@ -415,37 +443,23 @@ public final class EnvironmentNode: Sendable {
 extension EnvironmentNode.State {
   /// The values the node sees, if its cache is fresh at a generation.
   func freshValues(at generation: UInt64) -> EnvironmentValues? {
-    switch cache {
-    case .snapshot(let snapshot) where snapshot.generation >= generation:
-      snapshot.values
-    case .overParent(let above) where above.generation >= generation:
-      values(over: above)
-    default:
-      nil
-    }
+    guard let cachedSnapshot, cachedSnapshot.generation >= generation else { return nil }
+    return cacheIsOverParent ? values(over: cachedSnapshot) : cachedSnapshot.values
   }
 
   func isFresh(at generation: UInt64) -> Bool {
-    switch cache {
-    case .snapshot(let snapshot): snapshot.generation >= generation
-    case .overParent(let above): above.generation >= generation
-    case nil: false
-    }
+    guard let cachedSnapshot else { return false }
+    return cachedSnapshot.generation >= generation
   }
 
   /// The node's values as one object, if its cache is fresh at a generation; made from the
   /// node's overrides and kept, if the cache holds only its parent's snapshot.
   mutating func freshSnapshot(at generation: UInt64) -> EnvironmentSnapshot? {
-    switch cache {
-    case .snapshot(let snapshot) where snapshot.generation >= generation:
-      return snapshot
-    case .overParent(let above) where above.generation >= generation:
-      let snapshot = snapshot(over: above, at: generation)
-      cache = .snapshot(snapshot)
-      return snapshot
-    default:
-      return nil
-    }
+    guard let cachedSnapshot, cachedSnapshot.generation >= generation else { return nil }
+    guard cacheIsOverParent else { return cachedSnapshot }
+    let snapshot = snapshot(over: cachedSnapshot, at: generation)
+    cache = .snapshot(snapshot)
+    return snapshot
   }
 
   /// What the node sees when its parent sees `above`.
@@ -453,6 +467,7 @@ extension EnvironmentNode.State {
     overrides.isEmpty ? above.values : EnvironmentValues(top: overrides, base: above.flattened)
   }
 
+  /// The node's values as one snapshot, when its parent sees `above`.
   ///
   /// A node without overrides shares `above`, unless that is ``EnvironmentSnapshot/nothing``,
   /// which only a root sees: its children must find a snapshot that goes stale with the next

@@ -3,10 +3,29 @@
 /// A class, so that copying values between nodes (resolving, merging) retains one object per
 /// value instead of each of its fields. The value itself lives in the ``TypedSlot`` subclass, so
 /// a read that knows the value's type takes it out without a dynamic cast.
+/// What a ``SlotMap`` holds: one ``Slot``, or a ``SlotTable`` of several.
+///
+/// A class that both derive from, rather than an enum with a case for each: an enum of two class
+/// references keeps its case in the pointer's spare high bits, and the leak sanitizer, which
+/// finds live objects by scanning memory for pointers to them, does not recognise such a
+/// pointer, so it reported every table as leaked.
 @usableFromInline
-class Slot: @unchecked Sendable {
-  // @unchecked: every stored property is a `let` of a `Sendable` type, here and in `TypedSlot`;
-  // the class is not final only so that `TypedSlot` can add the typed value.
+class SlotStorage: @unchecked Sendable {
+  // @unchecked: immutable here; see the subclasses.
+  /// Whether this is a ``SlotTable`` rather than a ``Slot``: one load tells a lookup which.
+  @usableFromInline final let isTable: Bool
+
+  @usableFromInline
+  init(isTable: Bool) {
+    self.isTable = isTable
+  }
+}
+
+@usableFromInline
+class Slot: SlotStorage, @unchecked Sendable {
+  // @unchecked: every stored property is a `let` of a `Sendable` type, here and in `TypedSlot`,
+  // except `origin`, written once before the slot is shared; the class is not final only so
+  // that `TypedSlot` can add the typed value.
 
   /// The identity of the entry or key type the value is stored for.
   @usableFromInline final let key: ObjectIdentifier
@@ -31,6 +50,7 @@ class Slot: @unchecked Sendable {
     self.nameSource = name
     self.origin = origin
     self.anchor = anchor
+    super.init(isTable: false)
   }
 
   /// The accessor or key name.
@@ -94,71 +114,69 @@ enum SlotName: @unchecked Sendable, CustomStringConvertible {
 /// Slots by key: a persistent map, small and allocation-free for the sizes a node's overrides
 /// usually have.
 ///
-/// Empty and single-slot maps are stored inline (the slot object is the whole map), so a child
-/// node with one override allocates nothing but its slot. Larger maps share a ``SlotTable``
-/// between copies and copy it on the first write to a shared one. The enum is one word: both
-/// payloads are class references.
+/// An empty map is `nil` and a map of one slot is the slot itself, so a child node with one
+/// override allocates nothing but its slot. Larger maps share a ``SlotTable`` between copies and
+/// copy it on the first write to a shared one. The map is one reference.
 @usableFromInline
-enum SlotMap: Sendable {
-  case empty
-  case one(Slot)
-  case table(SlotTable)
+struct SlotMap: Sendable {
+  @usableFromInline var storage: SlotStorage?
+
+  @usableFromInline
+  init(_ storage: SlotStorage?) {
+    self.storage = storage
+  }
+
+  static var empty: SlotMap { SlotMap(nil) }
 
   /// The slot stored for a key.
   @inlinable
   func slot(for key: ObjectIdentifier) -> Slot? {
-    switch self {
-    case .empty: nil
-    case .one(let slot): slot.key == key ? slot : nil
-    case .table(let table): table.slot(for: key)
-    }
+    guard let storage else { return nil }
+    if storage.isTable { return unsafeDowncast(storage, to: SlotTable.self).slot(for: key) }
+    let slot = unsafeDowncast(storage, to: Slot.self)
+    return slot.key == key ? slot : nil
   }
 
   /// The slot stored for a key, unretained: valid while this map is.
   @inlinable
   func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
-    switch self {
-    case .empty: nil
-    case .one(let slot): slot.key == key ? .passUnretained(slot) : nil
-    case .table(let table): table.slot(for: key).map { .passUnretained($0) }
+    guard let storage else { return nil }
+    return Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { storage in
+      if storage.isTable {
+        return unsafeDowncast(storage, to: SlotTable.self).slot(for: key).map {
+          .passUnretained($0)
+        }
+      }
+      let slot = unsafeDowncast(storage, to: Slot.self)
+      return slot.key == key ? .passUnretained(slot) : nil
     }
   }
 
-  var isEmpty: Bool {
-    if case .empty = self { return true }
-    return false
-  }
-
-  var count: Int {
-    switch self {
-    case .empty: 0
-    case .one: 1
-    case .table(let table): table.slots.count
-    }
-  }
+  var isEmpty: Bool { storage == nil }
 
   /// The slots, in the order they were first stored.
   var slots: [Slot] {
-    switch self {
-    case .empty: []
-    case .one(let slot): [slot]
-    case .table(let table): Array(table.slots)
-    }
+    guard let storage else { return [] }
+    if storage.isTable { return Array(unsafeDowncast(storage, to: SlotTable.self).slots) }
+    return [unsafeDowncast(storage, to: Slot.self)]
   }
 
   /// Stores a slot, replacing the one stored for the same key.
   mutating func insert(_ slot: consuming Slot) {
-    switch self {
-    case .empty:
-      self = .one(slot)
-    case .one(let existing):
-      self = existing.key == slot.key ? .one(slot) : .table(SlotTable([existing, slot]))
-    case .table(var table):
-      self = .empty  // drops this map's reference, so that `table` may be the only one
-      if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
-      table.insert(slot)
-      self = .table(table)
+    guard let existing = storage.take() else {
+      storage = slot
+      return
     }
+    guard existing.isTable else {
+      let one = unsafeDowncast(consume existing, to: Slot.self)
+      storage = one.key == slot.key ? slot : SlotTable([one, slot])
+      return
+    }
+    // This map's reference was taken out above, so that `table` may be the only one.
+    var table = unsafeDowncast(consume existing, to: SlotTable.self)
+    if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+    table.insert(slot)
+    storage = table
   }
 
   /// Records where every slot of this map was written.
@@ -166,19 +184,16 @@ enum SlotMap: Sendable {
   /// A slot only this map holds is stamped in place; one that is shared (code that wrote it
   /// kept a copy of the values) is replaced by a stamped copy, so what was shared never changes.
   mutating func stamp(_ origin: EnvironmentOrigin) {
-    switch self {
-    case .empty:
+    guard let existing = storage.take() else { return }
+    guard existing.isTable else {
+      var slot = unsafeDowncast(consume existing, to: Slot.self)
+      storage = Self.stamped(&slot, origin)
       return
-    case .one(var slot):
-      self = .empty  // drops this map's reference, so that `slot` may be the only one
-      slot = Self.stamped(&slot, origin)
-      self = .one(slot)
-    case .table(var table):
-      self = .empty
-      if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
-      table.stamp(origin)
-      self = .table(table)
     }
+    var table = unsafeDowncast(consume existing, to: SlotTable.self)
+    if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+    table.stamp(origin)
+    storage = table
   }
 
   fileprivate static func stamped(_ slot: inout Slot, _ origin: EnvironmentOrigin) -> Slot {
@@ -189,14 +204,11 @@ enum SlotMap: Sendable {
 
   /// This map with every slot of `other` stored over it.
   func merging(_ other: SlotMap) -> SlotMap {
-    switch (self, other) {
-    case (_, .empty): return self
-    case (.empty, _): return other
-    default:
-      var merged = self
-      for slot in other.slots { merged.insert(slot) }
-      return merged
-    }
+    if other.isEmpty { return self }
+    if isEmpty { return other }
+    var merged = self
+    for slot in other.slots { merged.insert(slot) }
+    return merged
   }
 
   /// This map without the slots of the given keys.
@@ -212,7 +224,7 @@ enum SlotMap: Sendable {
 /// Up to ``indexThreshold`` slots a lookup compares keys in order, which beats hashing at these
 /// sizes; beyond it the table keeps an index from key to position.
 @usableFromInline
-final class SlotTable: @unchecked Sendable {
+final class SlotTable: SlotStorage, @unchecked Sendable {
   // @unchecked: a table is changed only through `SlotMap.insert`, and only while that map holds
   // the sole reference to it; once shared, it is never changed again. For the same reason the
   // runtime's exclusivity checks are off: they would cost a read more than the lookup itself.
@@ -224,6 +236,7 @@ final class SlotTable: @unchecked Sendable {
 
   init(_ slots: some Sequence<Slot>) {
     self.slots = []
+    super.init(isTable: true)
     for slot in slots { insert(slot) }
   }
 
