@@ -14,14 +14,19 @@ let package = Package(
     .target(name: "Milieu"),
     .target(name: "MilieuAlerts", dependencies: ["Milieu"]),
     .target(name: "MilieuTesting", dependencies: ["Milieu", "MilieuAlerts"]),
-    .testTarget(name: "MilieuTests", dependencies: ["Milieu"]),
-    .testTarget(name: "MilieuAlertsTests", dependencies: ["MilieuAlerts", "MilieuTesting"]),
+    // What several test targets share; not a product, so no client ever sees it.
+    .target(name: "MilieuTestSupport", path: "Tests/MilieuTestSupport"),
+    .testTarget(name: "MilieuTests", dependencies: ["Milieu", "MilieuTestSupport"]),
+    .testTarget(
+      name: "MilieuAlertsTests",
+      dependencies: ["MilieuAlerts", "MilieuTesting", "MilieuTestSupport"]),
     .testTarget(name: "MilieuTestingTests", dependencies: ["MilieuTesting"]),
     .target(name: "MilieuTerminal", dependencies: ["Milieu", "MilieuAlerts"]),
     .executableTarget(
       name: "MilieuDemo", dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal"]),
     .testTarget(
-      name: "MilieuTerminalTests", dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal"],
+      name: "MilieuTerminalTests",
+      dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal", "MilieuTestSupport"],
       exclude: ["Golden"]),
     .testTarget(name: "MilieuDemoTests"),
   ],

@@ -1,4 +1,5 @@
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 @Suite("AlertRenderer")
@@ -205,7 +206,7 @@ struct AlertRendererTests {
 
   @Test("Rendering random alerts never crashes and keeps every line the box's width")
   func fuzz() {
-    var generator = SeededGenerator(seed: 0xA1E7)
+    var generator = SplitMix64(seed: 0xA1E7)
     let pieces = [
       "a", "word", " ", "  ", "\n", "\r", "\t", "\u{1B}", "[", "\u{9B}", "\u{202E}", "日", "👍🏽",
       "e\u{301}", "\u{200D}", "\u{0}", "\u{7F}", "…", "Ｗ", "longwordwithoutanyspaces",

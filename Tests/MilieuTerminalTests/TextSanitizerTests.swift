@@ -1,4 +1,5 @@
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 @Suite("TextSanitizer")
@@ -70,7 +71,7 @@ struct TextSanitizerTests {
 
   @Test("No dangerous scalar survives, whatever the input")
   func fuzz() {
-    var generator = SeededGenerator(seed: 42)
+    var generator = SplitMix64(seed: 42)
     let interesting: [UInt32] =
       Array(0...0xA0) + [0x061C, 0x200E, 0x2028, 0x202E, 0x2066, 0x2069, 0x301, 0x1F44D]
     for _ in 0..<2_000 {

@@ -1,4 +1,5 @@
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 @Suite("TextWrapper")
@@ -65,7 +66,7 @@ struct TextWrapperTests {
 
   @Test("Wrapped lines fit and keep every non-space cluster, in order")
   func fuzz() {
-    var generator = SeededGenerator(seed: 7)
+    var generator = SplitMix64(seed: 7)
     let pieces: [Character] = ["a", "b", " ", " ", "日", "👍🏽", "e\u{301}", "-", "\n"]
     for _ in 0..<1_000 {
       let text = String(

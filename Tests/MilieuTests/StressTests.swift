@@ -1,4 +1,5 @@
 import Milieu
+import MilieuTestSupport
 import Synchronization
 import Testing
 
@@ -193,22 +194,5 @@ struct Tally: Sendable {
     torn += other.torn
     foreign += other.foreign
     lostWrites += other.lostWrites
-  }
-}
-
-/// A small, fast, seeded generator (SplitMix64), so that every run makes the same choices.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
   }
 }
