@@ -71,14 +71,7 @@ enum Golden {
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
-      bytes += chunk[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    return readAll(descriptor)
   }
 
   static func writeFile(_ path: String, _ text: String) -> Bool {
