@@ -463,6 +463,10 @@ extension EnvironmentNode.State {
   }
 
   /// What the node sees when its parent sees `above`.
+  ///
+  /// Always inlined: called out of line from a cache read, the call made the compiler retain
+  /// and release the cached snapshot around it on every read.
+  @inline(__always)
   func values(over above: EnvironmentSnapshot) -> EnvironmentValues {
     overrides.isEmpty ? above.values : EnvironmentValues(top: overrides, base: above.flattened)
   }
@@ -500,7 +504,9 @@ final class EnvironmentSnapshot: Sendable {
   let generation: UInt64
   let top: SlotMap
   let base: SlotMap
-  private let flat = Lock<SlotMap?>(nil)
+  /// The flattened map, once made: published once, then read with one atomic load, because a
+  /// node with overrides reads it on every read of its values.
+  private let flat = AtomicLazyReference<SlotStorage>()
 
   init(generation: UInt64, top: SlotMap, base: SlotMap) {
     self.generation = generation
@@ -521,9 +527,9 @@ final class EnvironmentSnapshot: Sendable {
   var flattened: SlotMap {
     if top.isEmpty { return base }
     if base.isEmpty { return top }
-    if let flat = flat.withLock({ $0 }) { return flat }
-    let merged = base.merging(top)
-    flat.withLock { $0 = merged }
-    return merged
+    if let flat = flat.load() { return SlotMap(flat) }
+    // Both maps hold a slot, so the merged map holds one too: its storage is never nil.
+    guard let merged = base.merging(top).storage else { return .empty }
+    return SlotMap(flat.storeIfNil(merged))
   }
 }

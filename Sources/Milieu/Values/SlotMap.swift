@@ -131,10 +131,7 @@ struct SlotMap: Sendable {
   /// The slot stored for a key.
   @inlinable
   func slot(for key: ObjectIdentifier) -> Slot? {
-    guard let storage else { return nil }
-    if storage.isTable { return unsafeDowncast(storage, to: SlotTable.self).slot(for: key) }
-    let slot = unsafeDowncast(storage, to: Slot.self)
-    return slot.key == key ? slot : nil
+    unretainedSlot(for: key)?.takeUnretainedValue()
   }
 
   /// The slot stored for a key, unretained: valid while this map is.

@@ -26,7 +26,7 @@ final class OutputWatcher: Sendable {
     let deadline = ContinuousClock.now + .seconds(30)
     while true {
       let found = output.withLock { output -> Bool in
-        guard let end = Self.find(needle, in: output.bytes, from: output.searchFrom) else {
+        guard let end = endOf(needle, in: output.bytes, from: output.searchFrom) else {
           return false
         }
         output.searchFrom = end
@@ -41,17 +41,5 @@ final class OutputWatcher: Sendable {
       guard count > 0 else { return false }
       output.withLock { $0.bytes += chunk[..<count] }
     }
-  }
-
-  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-    guard haystack.count >= needle.count else { return nil }
-    var index = start
-    while index + needle.count <= haystack.count {
-      if haystack[index..<(index + needle.count)].elementsEqual(needle) {
-        return index + needle.count
-      }
-      index += 1
-    }
-    return nil
   }
 }

@@ -113,7 +113,7 @@ final class TerminalUser: Sendable {
         let needle = Array(text.utf8)
         var waited = 0
         while true {
-          if let end = output.withLock({ Self.find(needle, in: $0, from: searchFrom) }) {
+          if let end = output.withLock({ endOf(needle, in: $0, from: searchFrom) }) {
             searchFrom = end
             break
           }
@@ -163,18 +163,6 @@ final class TerminalUser: Sendable {
       timeout = 0
     }
   }
-
-  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-    guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-    var index = start
-    while index + needle.count <= haystack.count {
-      if haystack[index..<(index + needle.count)].elementsEqual(needle) {
-        return index + needle.count
-      }
-      index += 1
-    }
-    return nil
-  }
 }
 
 /// Starts a joinable POSIX thread running `body`.
@@ -202,4 +190,17 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 extension termios {
   /// The flags that raw mode changes, for comparing before and after.
   var modeFlags: [UInt32] { [UInt32(c_iflag), UInt32(c_oflag), UInt32(c_cflag), UInt32(c_lflag)] }
+}
+
+/// Where the first occurrence of `needle` at or after `start` in `haystack` ends, or `nil`.
+func endOf(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+  guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+  var index = start
+  while index + needle.count <= haystack.count {
+    if haystack[index..<(index + needle.count)].elementsEqual(needle) {
+      return index + needle.count
+    }
+    index += 1
+  }
+  return nil
 }
