@@ -7,7 +7,8 @@ import Synchronization
 /// the generation it loaded *before* it read the data it caches, and is trusted only while that
 /// generation is still at least the current one. So a cached value is never older than the last
 /// write that completed before the read began, and a read that finds its cache fresh costs one
-/// atomic load and one uncontended lock.
+/// atomic load and the cache's own check: an uncontended lock, or for a wrapper's one-word value
+/// two more atomic loads.
 @usableFromInline
 enum EnvironmentGeneration {
   @usableFromInline static let counter = Atomic<UInt64>(1)
