@@ -116,6 +116,16 @@ import Testing
     #expect(app.treeDescription() == "node \"app\"")
   }
 
+  /// The dump holds no node's lock while it describes values, so a description may read the
+  /// tree it is drawn from.
+  @Test func aValueWhoseDescriptionReadsTheTreeIsDrawn() {
+    let app = EnvironmentNode("app")
+    app.set(\.retries, to: 7)
+    let sheet = app.child("sheet") { $0.liveDescription = LiveDescription() }
+    let dump = sheet.withCurrent { app.treeDescription() }
+    #expect(dump.contains("liveDescription = sees retries 7"))
+  }
+
   @Test func theDumpStopsAtTheDepthLimit() {
     let root = EnvironmentNode("root")
     let child = root.child("child")
@@ -127,5 +137,18 @@ import Testing
            └─ … 1 more below, past the depth limit
         """)
     withExtendedLifetime(grandchild) {}
+  }
+}
+
+/// A value whose description reads the current node.
+struct LiveDescription: Sendable, CustomStringConvertible {
+  var description: String { "sees retries \(EnvironmentNode.current[\.retries])" }
+}
+
+extension EnvironmentValues {
+  static let liveDescription = Entry<LiveDescription?>(nil)
+  var liveDescription: LiveDescription? {
+    get { self[Self.liveDescription] }
+    set { self[Self.liveDescription] = newValue }
   }
 }

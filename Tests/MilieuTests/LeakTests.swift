@@ -54,6 +54,33 @@ final class WeakNode: Sendable {
     #expect(root.treeDescription() == #"node "kept""#)
   }
 
+  /// A 100,000-deep chain held only by its leaf is freed entirely when the leaf goes, without
+  /// a frame per node: on a concurrency thread's stack, freeing it recursively would overflow.
+  /// A node in the middle that something else still holds keeps itself and its ancestors.
+  @Test func aDeepChainHeldByItsLeafIsFreedWhenTheLeafGoes() async {
+    let root = EnvironmentNode("kept")
+    let (watched, middle) = await Task.detached {
+      var watched: [WeakNode] = []
+      var middle: EnvironmentNode?
+      var leaf = root
+      for depth in 1...100_000 {
+        leaf = leaf.child("\(depth)") { $0.retries = depth }
+        if depth % 1_000 == 0 { watched.append(WeakNode(leaf)) }
+        if depth == 50_000 { middle = leaf }
+      }
+      #expect(leaf[\.retries] == 100_000)
+      return (watched, middle)
+    }.value
+
+    let alive = watched.map { $0.node != nil }
+    #expect(
+      alive.prefix(50) == ArraySlice(repeating: true, count: 50),
+      "an ancestor of the held node was freed")
+    #expect(alive.dropFirst(50).allSatisfy { !$0 }, "nodes below the held one outlived the leaf")
+    #expect(middle?[\.retries] == 50_000)
+    #expect(middle?.parent?.name == "49999")
+  }
+
   /// Nodes observed by change streams are freed like any other, and each stream finishes.
   @Test func nodesWithLiveChangeStreamsAreFreedAndTheirStreamsFinish() async {
     let root = EnvironmentNode("kept")

@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Reads a value from the node that was current when the instance holding it was created.
 ///
 /// Use it in structs, classes and actors, the way SwiftUI views use theirs:
@@ -69,10 +63,8 @@ public struct Environment<Value: Sendable>: Sendable {
 /// unspecialized generic read spends most of its time looking up type metadata (the Read
 /// benchmark measured 390 ns per read before, against a 2 ns stored-property floor).
 ///
-/// The cache is guarded by a test-and-test-and-set spin lock rather than a mutex: the critical
-/// section is a comparison and a copy, an uncontended acquisition is one atomic exchange and a
-/// release is a plain store. A waiter that spins too long yields its thread. The thread
-/// sanitizer sees the lock, because it is built from atomics compiled into the caller.
+/// The cache is guarded by a ``SpinLock`` rather than a mutex: the critical section is a
+/// comparison and a copy.
 ///
 /// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
 /// payloads) is cached in two atomics instead, and read without the lock: the lock is a write to
@@ -83,13 +75,13 @@ public struct Environment<Value: Sendable>: Sendable {
 /// generation are that refresh's or a later one's, never older.
 @usableFromInline
 final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
-  // @unchecked: `generation` and `value` are read and written only while `isLocked` is held.
+  // @unchecked: `generation` and `value` are read and written only while `cacheLock` is held.
   // The same lock makes the runtime's exclusivity checks redundant; they cost more than the
   // rest of a read (the Read benchmark spent half its time in swift_beginAccess), so they are
   // off for these two properties.
   @usableFromInline let node: EnvironmentNode
   @usableFromInline let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
-  @usableFromInline let isLocked = Atomic<Bool>(false)
+  @usableFromInline let cacheLock = SpinLock()
   @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
   @exclusivity(unchecked) @usableFromInline var value: Value?
   /// The cache of a one-word value: the generation it was read at, and its bits.
@@ -116,9 +108,9 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
       let bits = wordBits.load(ordering: .relaxed)
       return withUnsafeBytes(of: bits) { $0.loadUnaligned(as: Value.self) }
     }
-    lock()
+    cacheLock.lock()
     let cached = generation >= current ? value : nil
-    unlock()
+    cacheLock.unlock()
     return cached ?? refresh(at: current)
   }
 
@@ -126,7 +118,7 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @usableFromInline
   func refresh(at current: UInt64) -> Value {
     let fresh = node.values(at: current)[keyPath: keyPath]
-    lock()
+    cacheLock.lock()
     if Self.isWord {
       if wordGeneration.load(ordering: .relaxed) < current {
         var bits: UInt64 = 0
@@ -138,29 +130,7 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
       generation = current
       value = fresh
     }
-    unlock()
+    cacheLock.unlock()
     return fresh
-  }
-
-  @inlinable
-  func lock() {
-    if isLocked.exchange(true, ordering: .acquiring) { lockContended() }
-  }
-
-  @inlinable
-  func unlock() {
-    isLocked.store(false, ordering: .releasing)
-  }
-
-  /// Waits for the lock: spins on a plain load, then yields the thread between attempts.
-  @usableFromInline
-  func lockContended() {
-    var attempts = 0
-    repeat {
-      while isLocked.load(ordering: .relaxed) {
-        attempts += 1
-        if attempts > 64 { sched_yield() }
-      }
-    } while isLocked.exchange(true, ordering: .acquiring)
   }
 }

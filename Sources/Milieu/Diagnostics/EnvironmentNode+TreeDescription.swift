@@ -23,44 +23,43 @@ extension EnvironmentNode {
     return lines.joined(separator: "\n")
   }
 
-  /// Appends this node's lines, holding its lock while it visits its children.
+  /// Appends this node's lines, then its children's.
   ///
-  /// Locks are taken from the top down and each is held until the subtree below it is drawn:
-  /// that keeps every child alive while it is visited (a child unlinks itself under its
-  /// parent's lock before it is freed).
+  /// The children are found under this node's lock and pinned before it is let go, as a
+  /// write's walk does: a child whose last reference goes meanwhile waits in its `deinit` until
+  /// the drawing is done with it. So no lock is held while values are described, which runs
+  /// their `description`, code Milieu does not control.
   private func describeSubtree(
     into lines: inout [String], prefix: String, childPrefix: String, depth: Int, maxDepth: Int
   ) {
-    state.withLock { state in
-      lines.append(prefix + Self.displayName(name))
-      var children: [Unmanaged<EnvironmentNode>] = []
-      var cursor = state.firstChild
-      while let child = cursor {
-        children.append(child)
-        cursor = child._withUnsafeGuaranteedRef { $0.nextSibling }
+    var children: [Unmanaged<EnvironmentNode>] = []
+    let overrides = withState { state in
+      Self.pinChildren(of: state, into: &children)
+      return state.overrides.slots
+    }
+    defer {
+      for child in children { child._withUnsafeGuaranteedRef { $0.unpin() } }
+    }
+    lines.append(prefix + Self.displayName(name))
+    let overridePrefix = childPrefix + (children.isEmpty ? "   " : "│  ")
+    let byWrite = overrides.sorted { ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0) }
+    for slot in byWrite {
+      let origin = slot.origin.map { "  (\($0.location))" } ?? ""
+      lines.append(overridePrefix + "\(slot.name) = \(Self.describe(slot.anyValue))\(origin)")
+    }
+    guard depth < maxDepth else {
+      if !children.isEmpty {
+        lines.append(childPrefix + "└─ … \(children.count) more below, past the depth limit")
       }
-      let overridePrefix = childPrefix + (children.isEmpty ? "   " : "│  ")
-      let overrides = state.overrides.slots.sorted {
-        ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0)
-      }
-      for slot in overrides {
-        let origin = slot.origin.map { "  (\($0.location))" } ?? ""
-        lines.append(overridePrefix + "\(slot.name) = \(Self.describe(slot.anyValue))\(origin)")
-      }
-      guard depth < maxDepth else {
-        if !children.isEmpty {
-          lines.append(childPrefix + "└─ … \(children.count) more below, past the depth limit")
-        }
-        return
-      }
-      for (index, child) in children.enumerated() {
-        let isLast = index == children.count - 1
-        child._withUnsafeGuaranteedRef {
-          $0.describeSubtree(
-            into: &lines, prefix: childPrefix + (isLast ? "└─ " : "├─ "),
-            childPrefix: childPrefix + (isLast ? "   " : "│  "), depth: depth + 1,
-            maxDepth: maxDepth)
-        }
+      return
+    }
+    for (index, child) in children.enumerated() {
+      let isLast = index == children.count - 1
+      child._withUnsafeGuaranteedRef {
+        $0.describeSubtree(
+          into: &lines, prefix: childPrefix + (isLast ? "└─ " : "├─ "),
+          childPrefix: childPrefix + (isLast ? "   " : "│  "), depth: depth + 1,
+          maxDepth: maxDepth)
       }
     }
   }

@@ -37,7 +37,11 @@ public final class EnvironmentNode: Sendable {
   public static let root = EnvironmentNode("root")
 
   /// The node this one inherits from, or `nil` for a root.
-  public let parent: EnvironmentNode?
+  public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
+
+  /// The parent, retained when this node is made and released by hand when it is freed: see
+  /// `releaseAncestors(startingAt:)`.
+  private let parentReference: Unmanaged<EnvironmentNode>?
 
   private let label: Label?
 
@@ -51,7 +55,12 @@ public final class EnvironmentNode: Sendable {
   @exclusivity(unchecked) nonisolated(unsafe) var previousSibling: Unmanaged<EnvironmentNode>?
   @exclusivity(unchecked) nonisolated(unsafe) var nextSibling: Unmanaged<EnvironmentNode>?
 
-  let state: Lock<State>
+  /// Guards `guardedState`. A spin lock: every critical section on a node is a few loads and
+  /// stores (see ``SpinLock``).
+  let stateLock = SpinLock()
+  /// The node's mutable state; only ever accessed through `withState`, under `stateLock`,
+  /// which also makes the runtime's exclusivity checks redundant.
+  @exclusivity(unchecked) nonisolated(unsafe) private var guardedState: State
 
   /// How many writes' walks (see `retireDescendantSnapshots`) have found this node and are not
   /// done with it yet. Declared after `state`, whose last byte it follows without padding.
@@ -126,24 +135,54 @@ public final class EnvironmentNode: Sendable {
   private init(
     name: String?, parent: EnvironmentNode?, overrides: SlotMap = .empty, cache: Cache? = nil
   ) {
-    self.parent = parent
+    self.parentReference = parent.map { .passRetained($0) }
     self.label = name.map(Label.init)
-    self.state = Lock(State(overrides: overrides, cache: cache))
+    self.guardedState = State(overrides: overrides, cache: cache)
   }
 
   deinit {
-    if let parent = parent.map(Unmanaged.passUnretained) {
-      // Unretained: this node holds its parent until its own storage is destroyed.
-      parent._withUnsafeGuaranteedRef { $0.unlink(self) }
+    if let parentReference {
+      parentReference._withUnsafeGuaranteedRef { $0.unlink(self) }
       // A write's walk may have found this node just before it was unlinked: the storage must
       // outlive the walk's visit. Rare and short, so waiting yields rather than blocks.
       while pins.load(ordering: .acquiring) != 0 { sched_yield() }
     }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
+    Self.releaseAncestors(startingAt: parentReference)
+  }
+
+  /// Releases a freed node's reference to its parent, and, where that frees the parent, the
+  /// parent's reference to its own parent, and so on up the chain.
+  ///
+  /// Iterative, so that freeing the last holder of a 10,000-deep chain does not recurse 10,000
+  /// frames deep. A parent that others still hold, the usual case, costs one release: the loop
+  /// the compiler would generate for a stored `parent` retains and releases it once more first.
+  private static func releaseAncestors(startingAt first: Unmanaged<EnvironmentNode>?) {
+    var next = first
+    while let reference = next {
+      var node = reference.takeRetainedValue()
+      guard isKnownUniquelyReferenced(&node) else { return }
+      // Probably the last reference, unless a weak reference is being loaded right now. Keep
+      // the grandparent alive past the node: if the node is freed, its deinit releases the
+      // grandparent once, which cannot free it, and this loop goes on with the reference it
+      // holds; if not, the node keeps its own.
+      next = node.parentReference?.retain()
+    }
   }
 
   /// The node's name, if it has one.
   public var name: String? { label?.name }
+
+  /// Runs `body` with the node's state, under the node's lock.
+  ///
+  /// Keep `body` to loads and stores: run no code the caller passed in, and take no other
+  /// node's lock unless it is a child's (a tree dump takes them from the top down).
+  @inline(__always)
+  func withState<Result>(_ body: (inout State) -> Result) -> Result {
+    stateLock.lock()
+    defer { stateLock.unlock() }
+    return body(&guardedState)
+  }
 
   /// Creates a child that inherits this node's values, with overrides of its own.
   ///
@@ -172,8 +211,8 @@ public final class EnvironmentNode: Sendable {
     let above = snapshot(at: generation)
     var scratch = EnvironmentValues(top: .empty, base: above.flattened)
     configure(&scratch)
-    var overrides = scratch.top
-    scratch = EnvironmentValues()  // so that the written slots may be stamped in place
+    // Moved out, so that the written slots are held once and may be stamped in place.
+    var overrides = (consume scratch).top
     overrides.stamp(
       EnvironmentOrigin(
         fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
@@ -219,9 +258,9 @@ public final class EnvironmentNode: Sendable {
   ///
   /// Reading a fresh node allocates nothing, whether it has overrides or not.
   func values(at generation: UInt64) -> EnvironmentValues {
-    if let fresh = state.withLock({ $0.freshValues(at: generation) }) { return fresh }
+    if let fresh = withState({ $0.freshValues(at: generation) }) { return fresh }
     let above = parent?.snapshot(at: generation) ?? .nothing
-    return state.withLock { state in
+    return withState { state in
       state.cache(over: above, at: generation)
       return state.values(over: above)
     }
@@ -234,12 +273,12 @@ public final class EnvironmentNode: Sendable {
   /// takes locks from the top down, and it is iterative, so a 10,000-deep chain does not
   /// exhaust a thread's stack.
   func snapshot(at generation: UInt64) -> EnvironmentSnapshot {
-    if let fresh = state.withLock({ $0.freshSnapshot(at: generation) }) { return fresh }
+    if let fresh = withState({ $0.freshSnapshot(at: generation) }) { return fresh }
     var stale: [EnvironmentNode] = [self]
     var above = EnvironmentSnapshot.nothing
     var cursor = parent
     while let node = cursor {
-      if let fresh = node.state.withLock({ $0.freshSnapshot(at: generation) }) {
+      if let fresh = node.withState({ $0.freshSnapshot(at: generation) }) {
         above = fresh
         break
       }
@@ -247,7 +286,7 @@ public final class EnvironmentNode: Sendable {
       cursor = node.parent
     }
     for node in stale.reversed() {
-      above = node.state.withLock { state in
+      above = node.withState { state in
         state.cache(over: above, at: generation)
         return state.freshSnapshot(at: generation) ?? state.snapshot(over: above, at: generation)
       }
@@ -303,15 +342,15 @@ public final class EnvironmentNode: Sendable {
     var scratch = EnvironmentValues(
       top: .empty, base: values(at: EnvironmentGeneration.current).flattened)
     let result = try body(&scratch)
-    var written = scratch.top
+    // Moved out, so that the written slots are held once and may be stamped in place.
+    var written = (consume scratch).top
     guard !written.isEmpty else { return result }
-    scratch = EnvironmentValues()  // so that the written slots may be stamped in place
     written.stamp(
       EnvironmentOrigin(
         fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
     // What the write replaces is released after the lock, in `didWrite`: a value's deinit (an
     // alert host's resolves its awaiters) must not run under a node's lock.
-    let replaced = state.withLock { state in
+    let replaced = withState { state in
       let replaced = Replaced(overrides: state.overrides, cache: state.cache.take())
       state.overrides = state.overrides.merging(written)
       return replaced
@@ -329,7 +368,7 @@ public final class EnvironmentNode: Sendable {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(Self.reads(of: keyPath, in: EnvironmentValues()).map(\.identifier))
-    let replaced = state.withLock { state -> Replaced? in
+    let replaced = withState { state -> Replaced? in
       guard state.overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
         return nil
       }
@@ -367,14 +406,14 @@ public final class EnvironmentNode: Sendable {
   private func retireDescendantSnapshots() -> [Cache] {
     var retired: [Cache] = []
     var pending: [Unmanaged<EnvironmentNode>] = []
-    state.withLock { Self.pinChildren(of: $0, into: &pending) }
+    withState { Self.pinChildren(of: $0, into: &pending) }
     while let next = pending.popLast() {
       next._withUnsafeGuaranteedRef { node in
-        let cache = node.state.withLock { state in
+        let cache = node.withState { state in
           Self.pinChildren(of: state, into: &pending)
           return state.cache.take()
         }
-        node.pins.subtract(1, ordering: .releasing)  // from here on, the node may be freed
+        node.unpin()  // from here on, the node may be freed
         if let cache { retired.append(cache) }
       }
     }
@@ -382,7 +421,8 @@ public final class EnvironmentNode: Sendable {
   }
 
   /// Pins the children of the node whose state this is and appends them; its lock must be held.
-  private static func pinChildren(
+  /// Each must be unpinned once the caller is done with it.
+  static func pinChildren(
     of state: borrowing State, into list: inout [Unmanaged<EnvironmentNode>]
   ) {
     var cursor = state.firstChild
@@ -393,6 +433,11 @@ public final class EnvironmentNode: Sendable {
       }
       list.append(child)
     }
+  }
+
+  /// Lets the node be freed again, as far as one pin goes; see `pinChildren(of:into:)`.
+  func unpin() {
+    pins.subtract(1, ordering: .releasing)
   }
 
   /// The keys, with their current origins, that a key path reads.
@@ -410,7 +455,7 @@ public final class EnvironmentNode: Sendable {
 
   private func link(_ child: EnvironmentNode) {
     let reference = Unmanaged.passUnretained(child)
-    state.withLock { state in
+    withState { state in
       child.nextSibling = state.firstChild
       state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
       state.firstChild = reference
@@ -423,7 +468,7 @@ public final class EnvironmentNode: Sendable {
   /// retain this node around it, an atomic operation more for every node freed.
   @inline(never)
   private func unlink(_ child: EnvironmentNode) {
-    state.withLock { state in
+    withState { state in
       let (previous, next) = (child.previousSibling, child.nextSibling)
       if let previous {
         previous._withUnsafeGuaranteedRef { $0.nextSibling = next }
@@ -524,6 +569,10 @@ final class EnvironmentSnapshot: Sendable {
   }
 
   /// The values as one map.
+  ///
+  /// Always inlined: called out of line on a snapshot read from a node's state, the call made
+  /// the compiler retain and release the snapshot around it.
+  @inline(__always)
   var flattened: SlotMap {
     if top.isEmpty { return base }
     if base.isEmpty { return top }

@@ -180,11 +180,11 @@ struct SlotMap: Sendable {
   ///
   /// A slot only this map holds is stamped in place; one that is shared (code that wrote it
   /// kept a copy of the values) is replaced by a stamped copy, so what was shared never changes.
-  mutating func stamp(_ origin: EnvironmentOrigin) {
+  mutating func stamp(_ origin: consuming EnvironmentOrigin) {
     guard let existing = storage.take() else { return }
     guard existing.isTable else {
       var slot = unsafeDowncast(consume existing, to: Slot.self)
-      storage = Self.stamped(&slot, origin)
+      storage = Self.stamped(&slot, consume origin)
       return
     }
     var table = unsafeDowncast(consume existing, to: SlotTable.self)
@@ -193,9 +193,11 @@ struct SlotMap: Sendable {
     storage = table
   }
 
-  fileprivate static func stamped(_ slot: inout Slot, _ origin: EnvironmentOrigin) -> Slot {
+  fileprivate static func stamped(_ slot: inout Slot, _ origin: consuming EnvironmentOrigin)
+    -> Slot
+  {
     guard isKnownUniquelyReferenced(&slot) else { return slot.copy(origin: origin) }
-    slot.origin = origin
+    slot.origin = consume origin
     return slot
   }
 
