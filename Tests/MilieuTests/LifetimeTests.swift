@@ -62,13 +62,17 @@ import Testing
 
   @Suite struct FootprintTests {
     /// A child with no overrides is one allocation: the node object, at most 96 bytes of heap.
+    ///
+    /// The smallest of several children is measured: glibc may hand a request a free chunk
+    /// larger than it needs, when one is at hand (one run of the whole suite saw 104 bytes),
+    /// but a chunk cut to size shows what the node asks for.
     @Test func aChildWithoutOverridesIsOneSmallObject() {
       let root = EnvironmentNode()
       _ = root[\.retries]
-      let child = root.child()
-      _ = child[\.retries]  // resolving shares the parent's snapshot
-      let bytes = mallocUsableSize(Unmanaged.passUnretained(child).toOpaque())
-      #expect(bytes <= 96, "a node takes \(bytes) bytes")
+      let children = (0..<16).map { _ in root.child() }
+      for child in children { _ = child[\.retries] }  // resolving shares the parent's snapshot
+      let bytes = children.map { mallocUsableSize(Unmanaged.passUnretained($0).toOpaque()) }.min()
+      #expect(bytes.map { $0 <= 96 } == true, "a node takes \(bytes ?? 0) bytes")
     }
   }
 #endif
