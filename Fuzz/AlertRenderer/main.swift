@@ -132,8 +132,9 @@ private func checkAnswers(_ alert: TerminalAlert, typed: String) {
 
 /// The width of a line of the box: its borders and their spaces, plus its content measured on
 /// its own. Measured whole, a content that starts with a mark that extends the grapheme before
-/// it (an emoji modifier, a combining accent) would join the border's space into one cluster,
-/// whose width `DisplayWidth` approximates differently from the two parts a terminal draws.
+/// it (a combining accent) would join the border's space into one cluster, whose width
+/// `DisplayWidth` approximates differently from the two parts a terminal draws. (A leading emoji
+/// modifier now measures as the space plus its swatch, but the split costs nothing.)
 private func boxLineColumns(_ line: String) -> Int {
   let scalars = Array(line.unicodeScalars)
   guard scalars.count >= 4, scalars[0] == "│", scalars[1] == " ",

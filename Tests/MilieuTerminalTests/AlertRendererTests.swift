@@ -181,6 +181,15 @@ struct AlertRendererTests {
     }
   }
 
+  @Test("A letter with a skin-tone modifier is padded as the 3 columns a terminal draws")
+  func strayEmojiModifier() {
+    let alert = TerminalAlert(title: "T", message: "a🏽a🏽a🏽a🏽a🏽", buttons: [])
+    let lines = renderer.render(alert, width: 0, color: false, focusedButton: nil)
+    #expect(lines.contains("│ a🏽a🏽a🏽a🏽 │"))
+    #expect(lines.contains("│ a🏽" + String(repeating: " ", count: 9) + " │"))
+    #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) == AlertRenderer.minimumWidth })
+  }
+
   @Test("The plain rendering lists buttons in display order with their roles")
   func plainRendering() {
     let lines = renderer.renderPlain(Fixtures.threeButtons, width: 80)

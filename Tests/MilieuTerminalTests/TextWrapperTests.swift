@@ -38,6 +38,35 @@ struct TextWrapperTests {
     #expect(TextWrapper.wrap("ab", width: -7) == ["a", "b"])
   }
 
+  @Test("Clusters wider than 2 columns are hard-broken by their full width")
+  func clustersWiderThanTwo() {
+    #expect(TextWrapper.wrap("a🏽a🏽a🏽", width: 4) == ["a🏽", "a🏽", "a🏽"])
+    #expect(TextWrapper.wrap("a🏽a🏽b", width: 7) == ["a🏽a🏽b"])
+    #expect(TextWrapper.wrap("a🏽b", width: 2) == ["a🏽", "b"])
+    #expect(TextWrapper.wrap("日🏽日🏽", width: 3) == ["日🏽", "日🏽"])
+    #expect(TextWrapper.wrap("ok a🏽", width: 3) == ["ok", "a🏽"])
+    #expect(TextWrapper.truncate("a🏽a🏽", width: 5) == "a🏽…")
+    #expect(TextWrapper.truncate("a🏽", width: 3) == "a🏽")
+    #expect(TextWrapper.truncate("a🏽b", width: 3) == "…")
+  }
+
+  @Test("With clusters up to 4 columns wide, only a lone cluster may overflow a line")
+  func wideClustersFuzz() {
+    var generator = SplitMix64(seed: 11)
+    let pieces: [Character] = ["a", " ", "日", "👍🏽", "a\u{1F3FD}", "日\u{1F3FD}", "\u{1F3FD}"]
+    for _ in 0..<1_000 {
+      let text = String(
+        (0..<Int.random(in: 0...30, using: &generator)).map { _ in
+          pieces.randomElement(using: &generator) ?? "a"
+        })
+      let width = Int.random(in: 1...8, using: &generator)
+      let lines = TextWrapper.wrap(text, width: width)
+      #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width || $0.count == 1 })
+      #expect(lines.joined().filter { $0 != " " } == text.filter { $0 != " " })
+      #expect(DisplayWidth.columns(of: TextWrapper.truncate(text, width: width)) <= width)
+    }
+  }
+
   @Test("Line breaks start paragraphs, empty ones included")
   func paragraphs() {
     #expect(TextWrapper.wrap("one\ntwo\n\nthree", width: 10) == ["one", "two", "", "three"])

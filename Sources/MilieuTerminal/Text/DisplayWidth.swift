@@ -11,6 +11,11 @@
 /// - **0 columns**: a cluster made only of combining marks (Mn, Me), format characters (Cf) such
 ///   as zero-width joiners, variation selectors, or control characters.
 /// - **1 column**: everything else.
+/// - **2 more columns** for each emoji modifier (the skin tones U+1F3FB–U+1F3FF) that does not
+///   follow an emoji modifier base: it joins the cluster before it, but terminals draw it after
+///   that cluster as a colour swatch of its own. So `a` + U+1F3FD is 3 columns, `日` + U+1F3FD
+///   is 4 and a lone U+1F3FD is 2, while `👍🏽` stays 2. This is the only way a cluster is wider
+///   than 2 columns.
 ///
 /// Terminals differ on ambiguous-width characters (`⚠`, `…`, box drawing); this type counts
 /// them as 1, which is what most terminals in Western locales do.
@@ -20,27 +25,44 @@
 /// DisplayWidth.columns(of: "日本")    // 4
 /// DisplayWidth.columns(of: "e\u{301}") // 1
 /// DisplayWidth.columns(of: "👍🏽")     // 2
+/// DisplayWidth.columns(of: "a\u{1F3FD}") // 3
 /// ```
 public enum DisplayWidth {
-  /// The number of columns one grapheme cluster occupies: 0, 1 or 2.
+  /// The number of columns one grapheme cluster occupies: 0, 1 or 2, plus 2 for each emoji
+  /// modifier that follows no emoji modifier base.
   ///
   /// ```swift
   /// let width = DisplayWidth.columns(of: Character("界"))  // 2
+  /// let toned = DisplayWidth.columns(of: Character("a\u{1F3FD}"))  // 3
   /// ```
   ///
   /// - Parameter character: The grapheme cluster to measure.
-  /// - Returns: 0, 1 or 2.
+  /// - Returns: 0, 1 or 2, or more when the cluster holds emoji modifiers drawn on their own.
   public static func columns(of character: Character) -> Int {
     var widest = 0
+    var swatches = 0
     var previousIsEmoji = false
+    var previousIsModifierBase = false
     for scalar in character.unicodeScalars {
       let properties = scalar.properties
-      if scalar.value == 0xFE0F && previousIsEmoji { return 2 }
-      if isWide(scalar) || properties.isEmojiPresentation { return 2 }
-      if !isZeroWidth(scalar) { widest = 1 }
+      if properties.isEmojiModifier && !previousIsModifierBase {
+        // Nothing to tone: the terminal draws the modifier after the rest, as a colour swatch.
+        swatches += 2
+        previousIsEmoji = false
+        continue
+      }
+      if isWide(scalar) || properties.isEmojiPresentation
+        || (scalar.value == 0xFE0F && previousIsEmoji)
+      {
+        widest = 2
+      } else if !isZeroWidth(scalar) {
+        widest = max(widest, 1)
+      }
       previousIsEmoji = properties.isEmoji
+      // A variation selector between a base and its modifier (`✌\u{FE0F}🏽`) keeps them together.
+      if scalar.value != 0xFE0F { previousIsModifierBase = properties.isEmojiModifierBase }
     }
-    return widest
+    return widest + swatches
   }
 
   /// The number of columns a string occupies: the sum over its grapheme clusters.

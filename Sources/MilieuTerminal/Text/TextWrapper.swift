@@ -17,9 +17,10 @@
 public enum TextWrapper {
   /// Wraps `text` into lines no wider than `width` columns.
   ///
-  /// A single grapheme cluster wider than `width` (a wide character when `width` is 1) gets a
-  /// line of its own, which is then wider than `width`; every other line fits. A `width` below 1
-  /// is treated as 1. The result always has at least one line.
+  /// A single grapheme cluster wider than `width` (a wide character when `width` is 1, or a
+  /// letter with a stray emoji modifier, 3 columns, when `width` is 2) gets a line of its own,
+  /// which is then wider than `width`; every other line fits. A `width` below 1 is treated as 1.
+  /// The result always has at least one line.
   ///
   /// ```swift
   /// let lines = TextWrapper.wrap(message, width: 40)
