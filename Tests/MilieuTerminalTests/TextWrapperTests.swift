@@ -55,10 +55,7 @@ struct TextWrapperTests {
     var generator = SplitMix64(seed: 11)
     let pieces: [Character] = ["a", " ", "日", "👍🏽", "a\u{1F3FD}", "日\u{1F3FD}", "\u{1F3FD}"]
     for _ in 0..<1_000 {
-      let text = String(
-        (0..<Int.random(in: 0...30, using: &generator)).map { _ in
-          pieces.randomElement(using: &generator) ?? "a"
-        })
+      let text = randomText(of: pieces, upTo: 30, using: &generator)
       let width = Int.random(in: 1...8, using: &generator)
       let lines = TextWrapper.wrap(text, width: width)
       #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width || $0.count == 1 })
@@ -98,14 +95,21 @@ struct TextWrapperTests {
     var generator = SplitMix64(seed: 7)
     let pieces: [Character] = ["a", "b", " ", " ", "日", "👍🏽", "e\u{301}", "-", "\n"]
     for _ in 0..<1_000 {
-      let text = String(
-        (0..<Int.random(in: 0...60, using: &generator)).map { _ in
-          pieces.randomElement(using: &generator) ?? "a"
-        })
+      let text = randomText(of: pieces, upTo: 60, using: &generator)
       let width = Int.random(in: 2...20, using: &generator)
       let lines = TextWrapper.wrap(text, width: width)
       #expect(lines.allSatisfy { DisplayWidth.columns(of: $0) <= width })
       #expect(lines.joined().filter { $0 != " " } == text.filter { $0 != " " && $0 != "\n" })
     }
   }
+}
+
+/// A text of up to `maxLength` clusters, each drawn from `pieces`.
+private func randomText(
+  of pieces: [Character], upTo maxLength: Int, using generator: inout SplitMix64
+) -> String {
+  String(
+    (0..<Int.random(in: 0...maxLength, using: &generator)).map { _ in
+      pieces.randomElement(using: &generator) ?? "a"
+    })
 }
