@@ -38,7 +38,11 @@ public struct Environment<Value: Sendable>: Sendable {
   /// @Environment(\.retries) var retries
   /// ```
   ///
+  /// Inlinable, so that the reader's type is specialized in the caller: unspecialized, making a
+  /// wrapper looked up the metadata of `EnvironmentReader<Value>` every time.
+  ///
   /// - Parameter keyPath: The value to read.
+  @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
     reader = EnvironmentReader(node: .current, keyPath: keyPath)
   }
@@ -93,6 +97,7 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
   }
 
+  @usableFromInline
   init(node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
     self.node = node
     self.keyPath = keyPath

@@ -1,5 +1,10 @@
 extension EnvironmentNode {
-  @TaskLocal private static var scoped: EnvironmentNode?
+  /// The node made current by the innermost ``withCurrent(_:)`` scope, if any.
+  ///
+  /// Declared without the `@TaskLocal` wrapper so that it can be `@usableFromInline`: the
+  /// synchronous `withCurrent` is inlinable, because unspecialized it looked up the metadata of
+  /// `Result<Result, Failure>` on every call, most of the cost of a scope.
+  @usableFromInline static let scoped = TaskLocal<EnvironmentNode?>(wrappedValue: nil)
 
   /// The node that code running now reads from.
   ///
@@ -12,7 +17,7 @@ extension EnvironmentNode {
   ///   print(EnvironmentNode.current === request)  // true
   /// }
   /// ```
-  public static var current: EnvironmentNode { scoped ?? root }
+  public static var current: EnvironmentNode { scoped.get() ?? root }
 
   /// Runs synchronous code with this node as ``current``.
   ///
@@ -25,10 +30,11 @@ extension EnvironmentNode {
   /// - Parameter body: The code to run.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws, with its type unchanged.
+  @inlinable
   public func withCurrent<Result, Failure: Error>(
     _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let outcome = Self.$scoped.withValue(self) {
+    let outcome = Self.scoped.withValue(self) {
       Swift.Result { () throws(Failure) -> Result in try body() }
     }
     return try outcome.get()
@@ -54,7 +60,7 @@ extension EnvironmentNode {
     isolation: isolated (any Actor)? = #isolation,
     _ body: () async throws(Failure) -> Result
   ) async throws(Failure) -> Result {
-    let outcome = await Self.$scoped.withValue(self) {
+    let outcome = await Self.scoped.withValue(self) {
       () async -> Swift.Result<Result, Failure> in
       do throws(Failure) {
         return .success(try await body())
