@@ -8,9 +8,8 @@ import Synchronization
 
 /// A test-and-test-and-set lock for critical sections of a few loads and stores.
 ///
-/// An uncontended acquisition is one atomic exchange and a release is one plain store, about a
-/// tenth of the instructions of `Mutex` on Linux, which looks up the thread's identifier on
-/// both ends. A waiter spins on a plain load, so waiting does not bounce the cache line between
+/// An uncontended acquisition is one atomic exchange and a release is one plain store, where
+/// `Mutex` on Linux also looks up the thread's identifier on both ends. A waiter spins on a plain load, so waiting does not bounce the cache line between
 /// cores, and yields its thread once it has spun for a while, so a holder that was preempted
 /// gets to run. The thread sanitizer sees the lock, because it is made of atomics compiled into
 /// the caller.

@@ -143,8 +143,8 @@ public final class EnvironmentNode: Sendable {
   deinit {
     if let parentReference {
       parentReference._withUnsafeGuaranteedRef { $0.unlink(self) }
-      // A write's walk may have found this node just before it was unlinked: the storage must
-      // outlive the walk's visit. Rare and short, so waiting yields rather than blocks.
+      // A write's walk or a tree dump may have found and pinned this node just before it was
+      // unlinked: the storage must outlive the visit. Rare, so waiting yields rather than blocks.
       while pins.load(ordering: .acquiring) != 0 { sched_yield() }
     }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
@@ -176,7 +176,8 @@ public final class EnvironmentNode: Sendable {
   /// Runs `body` with the node's state, under the node's lock.
   ///
   /// Keep `body` to loads and stores: run no code the caller passed in, and take no other
-  /// node's lock unless it is a child's (a tree dump takes them from the top down).
+  /// node's lock. Code that walks the tree pins the children it finds instead (see
+  /// `pinChildren(of:into:)`).
   @inline(__always)
   func withState<Result>(_ body: (inout State) -> Result) -> Result {
     stateLock.lock()
@@ -269,9 +270,9 @@ public final class EnvironmentNode: Sendable {
   /// The node's values as one snapshot object, which a child can share or lay its overrides
   /// over; resolved, and refreshed on the way up, if stale.
   ///
-  /// The walk holds one node's lock at a time, so it cannot deadlock with a tree dump, which
-  /// takes locks from the top down, and it is iterative, so a 10,000-deep chain does not
-  /// exhaust a thread's stack.
+  /// The walk holds one node's lock at a time, as every walk of the tree does, so walks cannot
+  /// deadlock with each other, and it is iterative, so a 10,000-deep chain does not exhaust a
+  /// thread's stack.
   func snapshot(at generation: UInt64) -> EnvironmentSnapshot {
     if let fresh = withState({ $0.freshSnapshot(at: generation) }) { return fresh }
     var stale: [EnvironmentNode] = [self]
