@@ -20,7 +20,8 @@ let package = Package(
     .testTarget(
       name: "MilieuAlertsTests",
       dependencies: ["MilieuAlerts", "MilieuTesting", "MilieuTestSupport"]),
-    .testTarget(name: "MilieuTestingTests", dependencies: ["MilieuTesting"]),
+    .testTarget(
+      name: "MilieuTestingTests", dependencies: ["MilieuTesting", "MilieuTestSupport"]),
     .target(name: "MilieuTerminal", dependencies: ["Milieu", "MilieuAlerts"]),
     .executableTarget(
       name: "MilieuDemo", dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal"]),

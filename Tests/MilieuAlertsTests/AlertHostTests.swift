@@ -1,5 +1,6 @@
 import Milieu
 import MilieuAlerts
+import MilieuTestSupport
 import Synchronization
 import Testing
 

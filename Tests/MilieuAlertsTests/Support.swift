@@ -65,16 +65,3 @@ final class Counter: Sendable {
   func increment() { value.add(1, ordering: .relaxed) }
   var count: Int { value.load(ordering: .relaxed) }
 }
-
-/// Waits, with a bound, until a condition holds; fails loudly when it never does.
-func eventually(
-  _ what: String, within iterations: Int = 10_000,
-  sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: () -> Bool
-) async {
-  for _ in 0..<iterations {
-    if condition() { return }
-    await Task.yield()
-  }
-  Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-}

@@ -1,5 +1,6 @@
 import Milieu
 import MilieuAlerts
+import MilieuTestSupport
 import MilieuTesting
 import Testing
 
@@ -88,13 +89,35 @@ import Testing
 
   @Test func nextFailsClearlyWhenNoAlertComes() async {
     await withAlertRecorder { alerts in
-      do throws(AlertRecorderError) {
-        try await alerts.next(timeout: .milliseconds(20))
-        Issue.record("next returned an alert")
-      } catch {
-        #expect(error == .timedOut(after: .milliseconds(20), shownSoFar: []))
-        #expect(error.description.contains("no alert was shown in time"))
-      }
+      let clock = TestClock()
+      let waiting = Task { try await alerts.next(timeout: .milliseconds(20), clock: clock) }
+      await eventually("next() sleeps on the clock") { clock.sleeperCount == 1 }
+      clock.advance(by: .milliseconds(20))
+      let error = await #expect(throws: AlertRecorderError.self) { try await waiting.value }
+      #expect(error == .timedOut(after: .milliseconds(20), shownSoFar: []))
+      #expect(error?.description.contains("no alert was shown in time") == true)
+    }
+  }
+
+  /// The default timeout bounds a wait that has failed; it is no estimate of how long showing an
+  /// alert takes. One second was too short for a loaded machine running the thread sanitizer.
+  @Test func byDefaultNextWaitsTenSecondsBeforeFailing() async throws {
+    try await withAlertRecorder { alerts in
+      let clock = TestClock()
+      let first = Task { try await alerts.next(clock: clock) }
+      await eventually("next() sleeps on the clock") { clock.sleeperCount == 1 }
+      clock.advance(by: .milliseconds(9_999))
+      #expect(clock.sleeperCount == 1, "next() gave up before ten seconds")
+      EnvironmentNode.current[\.showAlert](title: "Late")
+      let late = try await first.value
+      #expect(late.title == "Late")
+      #expect(clock.sleeperCount == 0, "next() left its timer sleeping")
+
+      let second = Task { try await alerts.next(clock: clock) }
+      await eventually("the second next() sleeps on the clock") { clock.sleeperCount == 1 }
+      clock.advance(by: .seconds(10))
+      let timedOut = AlertRecorderError.timedOut(after: .seconds(10), shownSoFar: ["Late"])
+      await #expect(throws: timedOut) { try await second.value }
     }
   }
 

@@ -24,7 +24,7 @@ import MilieuAlerts
 /// ```
 ///
 /// A recorder is *exhaustive* by default: when its scope ends, every alert that was shown but
-/// never inspected (through ``alerts``, ``current`` or ``next(timeout:fileID:filePath:line:column:)``)
+/// never inspected (through ``alerts``, ``current`` or ``next(timeout:clock:fileID:filePath:line:column:)``)
 /// nor answered is reported as a test failure that lists it. Pass `exhaustive: false` to opt out.
 public final class AlertRecorder: Sendable {
   /// The host behind the recorder: it holds the shown alert and the queue, as in production.
@@ -135,11 +135,23 @@ public final class AlertRecorder: Sendable {
   ///
   /// ```swift
   /// Task { await importer.run() }          // shows an alert later
-  /// let alert = try await recorder.next()  // fails clearly if none comes in a second
+  /// let alert = try await recorder.next()  // fails clearly if none comes in ten seconds
+  /// ```
+  ///
+  /// The timeout only bounds a wait that has already failed: `next` returns as soon as the alert
+  /// is shown, so a generous bound costs a passing test nothing, while a tight one fails tests
+  /// on a loaded machine (a CI run under the thread sanitizer, say). To test the timeout itself,
+  /// or code that shows its alert after a delay, pass a ``TestClock`` and advance it:
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// async let alert = recorder.next(timeout: .seconds(5), clock: clock)
+  /// clock.advance(by: .seconds(5))  // no alert yet: `next` throws `timedOut` now
   /// ```
   ///
   /// - Parameters:
-  ///   - timeout: How long to wait, on the continuous clock.
+  ///   - timeout: How long to wait for the alert before failing.
+  ///   - clock: The clock the timeout is measured on: by default, the continuous clock.
   ///   - fileID: The call site; leave the default.
   ///   - filePath: The call site; leave the default.
   ///   - line: The call site; leave the default.
@@ -148,7 +160,7 @@ public final class AlertRecorder: Sendable {
   /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time.
   @discardableResult
   public func next(
-    timeout: Duration = .seconds(1),
+    timeout: Duration = .seconds(10), clock: some Clock<Duration> = ContinuousClock(),
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async throws(AlertRecorderError) -> AlertData {
@@ -157,7 +169,7 @@ public final class AlertRecorder: Sendable {
       return state.nextWaiter
     }
     let timer = Task { [weak self] in
-      try? await Task.sleep(for: timeout)
+      try? await clock.sleep(for: timeout)
       self?.resumeWaiter(waiter, with: nil)
     }
     defer { timer.cancel() }
