@@ -258,6 +258,7 @@ public final class EnvironmentNode: Sendable {
   /// The values the node sees at a generation, resolving them if its cache is stale.
   ///
   /// Reading a fresh node allocates nothing, whether it has overrides or not.
+  @usableFromInline
   func values(at generation: UInt64) -> EnvironmentValues {
     if let fresh = withState({ $0.freshValues(at: generation) }) { return fresh }
     let above = parent?.snapshot(at: generation) ?? .nothing
