@@ -38,16 +38,19 @@ public struct Environment<Value: Sendable>: Sendable {
   /// @Environment(\.retries) var retries
   /// ```
   ///
-  /// Inlinable, so that the reader's type is specialized in the caller (unspecialized, making a
-  /// wrapper looked up the metadata of `EnvironmentReader<Value>` every time), and so that a key
-  /// path written at the call site becomes a direct call to its getter: applied through the
-  /// runtime, it cost a fifth of a scope that makes a node current and reads it in a new
-  /// service.
-  ///
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    reader = EnvironmentReader(node: .current) { $0[keyPath: keyPath] }
+    // Inlinable, so that the reader's type is specialized in the caller (unspecialized, making
+    // a wrapper looked up the reader's metadata every time), and so that the key path written
+    // at the call site becomes a direct call to its getter inside the closure: applied through
+    // the runtime, it cost a fifth of a scope that makes a node current and reads it in a new
+    // service. The optimizer does that only for a closure handed to a single call, hence one
+    // `init` on a chosen class rather than one per class.
+    let kind: EnvironmentReader<Value>.Type =
+      EnvironmentReader<Value>.isWord
+      ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
+    reader = kind.init(node: .current) { $0[keyPath: keyPath] }
   }
 
   /// The value as the bound node sees it now.
@@ -70,55 +73,54 @@ public struct Environment<Value: Sendable>: Sendable {
 /// unspecialized generic read spends most of its time looking up type metadata (the Read
 /// benchmark measured 390 ns per read before, against a 2 ns stored-property floor).
 ///
-/// The cache is guarded by a ``SpinLock`` rather than a mutex: the critical section is a
-/// comparison and a copy.
+/// A reader is one of two subclasses, chosen by `Value` when the wrapper is made:
 ///
-/// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
-/// payloads) is cached in two atomics instead, and read without the lock: the lock is a write to
-/// memory every reader shares, and threads reading one wrapper at once then took turns for its
-/// cache line (two threads read at 0.41× the throughput of one in the Read benchmark). A read
-/// loads the generation with acquiring ordering, then the bits; a refresh, under the lock,
-/// stores the bits, then the generation with releasing ordering. So bits read after a fresh
-/// generation are that refresh's or a later one's, never older.
+/// - ``WordEnvironmentReader``, for a value that is plain bits in one word (an `Int`, a `Bool`, a
+///   `Double`, a small enum without payloads): cached in two atomics and read without a lock. A
+///   lock is a write to memory every reader shares, and threads reading one wrapper at once then
+///   took turns for its cache line (two threads read at 0.41× the throughput of one in the Read
+///   benchmark).
+/// - ``ValueEnvironmentReader``, for any other value: cached in an optional guarded by a
+///   ``SpinLock``, whose critical section is a comparison and a copy.
+///
+/// Two classes rather than one with both caches, because a class that stores a `Value?` looks
+/// up the metadata of `Optional<Value>` in the runtime's cache each time it is freed: a third
+/// of what freeing a reader cost, and a word reader never uses the optional.
 @usableFromInline
-final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
-  // @unchecked: `generation` and `value` are read and written only while `cacheLock` is held.
-  // The same lock makes the runtime's exclusivity checks redundant; they cost more than the
-  // rest of a read (the Read benchmark spent half its time in swift_beginAccess), so they are
-  // off for these two properties.
-  @usableFromInline let node: EnvironmentNode
+class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
+  @usableFromInline final let node: EnvironmentNode
   /// Reads the value out of the node's values: the wrapper's key path, applied.
-  @usableFromInline let project: @Sendable (EnvironmentValues) -> Value
-  @usableFromInline let cacheLock = SpinLock()
-  @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
-  @exclusivity(unchecked) @usableFromInline var value: Value?
-  /// The cache of a one-word value: the generation it was read at, and its bits.
-  @usableFromInline let wordGeneration = Atomic<UInt64>(0)
-  @usableFromInline let wordBits = Atomic<UInt64>(0)
+  @usableFromInline final let project: @Sendable (EnvironmentValues) -> Value
+  /// Serializes refreshes; for a ``ValueEnvironmentReader``, guards its cache too.
+  @usableFromInline final let cacheLock = SpinLock()
 
-  /// Whether values are cached in `wordGeneration` and `wordBits`; a constant once specialized.
+  /// Whether values are cached as one word; a constant once specialized.
   @inlinable static var isWord: Bool {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
   }
 
   @usableFromInline
-  init(node: EnvironmentNode, project: @escaping @Sendable (EnvironmentValues) -> Value) {
+  required init(
+    node: EnvironmentNode, project: @escaping @Sendable (EnvironmentValues) -> Value
+  ) {
     self.node = node
     self.project = project
   }
 
   @inlinable
-  func read() -> Value {
+  final func read() -> Value {
     let current = EnvironmentGeneration.current
     if Self.isWord {
-      guard wordGeneration.load(ordering: .acquiring) >= current else {
+      let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
+      guard cache.generation.load(ordering: .acquiring) >= current else {
         return refresh(at: current)
       }
-      let bits = wordBits.load(ordering: .relaxed)
+      let bits = cache.bits.load(ordering: .relaxed)
       return withUnsafeBytes(of: bits) { $0.loadUnaligned(as: Value.self) }
     }
+    let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
     cacheLock.lock()
-    let cached = generation >= current ? value : nil
+    let cached = cache.generation >= current ? cache.value : nil
     cacheLock.unlock()
     return cached ?? refresh(at: current)
   }
@@ -128,21 +130,49 @@ final class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// Inlinable, so that it too is specialized in the caller, but never inlined: the cached read
   /// that calls it stays small.
   @inlinable @inline(never)
-  func refresh(at current: UInt64) -> Value {
+  final func refresh(at current: UInt64) -> Value {
     let fresh = project(node.values(at: current))
     cacheLock.lock()
     if Self.isWord {
-      if wordGeneration.load(ordering: .relaxed) < current {
+      let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
+      if cache.generation.load(ordering: .relaxed) < current {
         var bits: UInt64 = 0
         withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: fresh, as: Value.self) }
-        wordBits.store(bits, ordering: .relaxed)
-        wordGeneration.store(current, ordering: .releasing)
+        cache.bits.store(bits, ordering: .relaxed)
+        cache.generation.store(current, ordering: .releasing)
       }
-    } else if generation < current {
-      generation = current
-      value = fresh
+    } else {
+      let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
+      if cache.generation < current {
+        cache.generation = current
+        cache.value = fresh
+      }
     }
     cacheLock.unlock()
     return fresh
   }
+}
+
+/// The reader of a one-word value: see ``EnvironmentReader``.
+///
+/// A read loads the generation with acquiring ordering, then the bits; a refresh, under the
+/// lock, stores the bits, then the generation with releasing ordering. So bits read after a
+/// fresh generation are that refresh's or a later one's, never older.
+@usableFromInline
+final class WordEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
+  /// The generation the cached bits were read at; 0 before the first read.
+  @usableFromInline let generation = Atomic<UInt64>(0)
+  /// The cached value's bits.
+  @usableFromInline let bits = Atomic<UInt64>(0)
+}
+
+/// The reader of any other value: see ``EnvironmentReader``.
+@usableFromInline
+final class ValueEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
+  // @unchecked: `generation` and `value` are read and written only while `cacheLock` is held.
+  // The same lock makes the runtime's exclusivity checks redundant; they cost more than the
+  // rest of a read (the Read benchmark spent half its time in swift_beginAccess), so they are
+  // off for these two properties.
+  @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline var value: Value?
 }
