@@ -29,7 +29,7 @@ let package = Package(
       name: "MilieuTerminalTests",
       dependencies: ["Milieu", "MilieuAlerts", "MilieuTerminal", "MilieuTestSupport"],
       exclude: ["Golden"]),
-    .testTarget(name: "MilieuDemoTests"),
+    .testTarget(name: "MilieuDemoTests", dependencies: ["MilieuTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

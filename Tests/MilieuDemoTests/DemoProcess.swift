@@ -1,3 +1,4 @@
+import MilieuTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -163,11 +164,5 @@ enum Demo {
       String(decoding: buffers[0], as: UTF8.self), String(decoding: buffers[1], as: UTF8.self),
       !open.contains(true)
     )
-  }
-
-  private static func makePipe() throws -> (read: Int32, write: Int32) {
-    var descriptors: [Int32] = [0, 0]
-    try #require(pipe(&descriptors) == 0)
-    return (descriptors[0], descriptors[1])
   }
 }

@@ -1,3 +1,4 @@
+import MilieuTestSupport
 import Testing
 
 #if canImport(Glibc)

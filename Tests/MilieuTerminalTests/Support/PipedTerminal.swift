@@ -1,5 +1,6 @@
 import Milieu
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 #if canImport(Glibc)

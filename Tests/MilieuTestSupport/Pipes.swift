@@ -7,14 +7,18 @@ import Testing
 #endif
 
 /// Opens a pipe: what is written to `write` is read from `read`.
-func makePipe() throws -> (read: Int32, write: Int32) {
+///
+/// ```swift
+/// let (read, write) = try makePipe()
+/// ```
+public func makePipe() throws -> (read: Int32, write: Int32) {
   var descriptors: [Int32] = [0, 0]
   try #require(pipe(&descriptors) == 0)
   return (descriptors[0], descriptors[1])
 }
 
 /// Reads `descriptor` to its end.
-func readAll(_ descriptor: Int32) -> String {
+public func readAll(_ descriptor: Int32) -> String {
   var bytes: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 4096)
   while true {
@@ -27,7 +31,7 @@ func readAll(_ descriptor: Int32) -> String {
 
 /// Reads `descriptor` until `text` appears, waiting in poll(2): 30 seconds at most, which only
 /// a loaded machine running a sanitizer ever comes near.
-func waitForOutput(_ descriptor: Int32, containing text: String) -> Bool {
+public func waitForOutput(_ descriptor: Int32, containing text: String) -> Bool {
   var output: [UInt8] = []
   let deadline = ContinuousClock.now + .seconds(30)
   while ContinuousClock.now < deadline {
