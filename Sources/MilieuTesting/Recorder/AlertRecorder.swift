@@ -24,8 +24,8 @@ import MilieuAlerts
 /// ```
 ///
 /// A recorder is *exhaustive* by default: when its scope ends, every alert that was shown but
-/// never inspected (through ``alerts``, ``current`` or ``next(timeout:clock:fileID:filePath:line:column:)``)
-/// nor answered is reported as a test failure that lists it. Pass `exhaustive: false` to opt out.
+/// never inspected (through ``alerts``, ``current`` or ``next(timeout:clock:)``) nor answered
+/// is reported as a test failure that lists it. Pass `exhaustive: false` to opt out.
 public final class AlertRecorder: Sendable {
   /// The host behind the recorder: it holds the shown alert and the queue, as in production.
   public let host: AlertHost
@@ -152,17 +152,11 @@ public final class AlertRecorder: Sendable {
   /// - Parameters:
   ///   - timeout: How long to wait for the alert before failing.
   ///   - clock: The clock the timeout is measured on: by default, the continuous clock.
-  ///   - fileID: The call site; leave the default.
-  ///   - filePath: The call site; leave the default.
-  ///   - line: The call site; leave the default.
-  ///   - column: The call site; leave the default.
   /// - Returns: The alert.
   /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time.
   @discardableResult
   public func next(
-    timeout: Duration = .seconds(10), clock: some Clock<Duration> = ContinuousClock(),
-    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
-    column: UInt = #column
+    timeout: Duration = .seconds(10), clock: some Clock<Duration> = ContinuousClock()
   ) async throws(AlertRecorderError) -> AlertData {
     let waiter = state.withLock { state in
       state.nextWaiter += 1
