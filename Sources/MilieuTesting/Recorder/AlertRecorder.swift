@@ -139,9 +139,9 @@ public final class AlertRecorder: Sendable {
   /// ```
   ///
   /// The timeout only bounds a wait that has already failed: `next` returns as soon as the alert
-  /// is shown, so a generous bound costs a passing test nothing, while a tight one fails tests
-  /// on a loaded machine (a CI run under the thread sanitizer, say). To test the timeout itself,
-  /// or code that shows its alert after a delay, pass a ``TestClock`` and advance it:
+  /// is shown, so a generous bound costs a passing test nothing, while a tight one can fail a
+  /// test on a busy machine that would pass on a quiet one. To test the timeout itself, or code
+  /// that shows its alert after a delay, pass a ``TestClock`` and advance it:
   ///
   /// ```swift
   /// let clock = TestClock()
