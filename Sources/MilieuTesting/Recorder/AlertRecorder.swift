@@ -145,9 +145,13 @@ public final class AlertRecorder: Sendable {
   ///
   /// ```swift
   /// let clock = TestClock()
-  /// async let alert = recorder.next(timeout: .seconds(5), clock: clock)
+  /// let waiting = Task { try await recorder.next(timeout: .seconds(5), clock: clock) }
+  /// while clock.sleeperCount == 0 { await Task.yield() }  // until `next` waits on the clock
   /// clock.advance(by: .seconds(5))  // no alert yet: `next` throws `timedOut` now
   /// ```
+  ///
+  /// Advance the clock only once `next` is waiting on it: the timeout counts from the clock's
+  /// time when `next` starts to wait.
   ///
   /// - Parameters:
   ///   - timeout: How long to wait for the alert before failing.
