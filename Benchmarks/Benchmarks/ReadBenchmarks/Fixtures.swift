@@ -49,6 +49,17 @@ struct EnvironmentService: Sendable {
   }
 }
 
+/// A component that reads a service, a class instance: the wrapper caches it under its spin lock
+/// instead of in two atomics, since reading a reference retains it.
+struct EnvironmentGreeterService {
+  @Environment(\.greeter) var greeter
+
+  /// A service created one level below the root that sets the value it reads.
+  static func bound() -> EnvironmentGreeterService {
+    EnvironmentNode.chain(depth: 1).withCurrent { EnvironmentGreeterService() }
+  }
+}
+
 /// The same component as a final class, to show what the client's own class costs.
 ///
 /// A property wrapper's storage in a class is a stored `var`, and the read path makes calls the
@@ -73,7 +84,10 @@ extension EnvironmentNode {
   /// the node, and a wrapper bound to the node retains it.
   static func chain(depth: Int) -> EnvironmentNode {
     let root = EnvironmentNode("read-root")
-    root.set(\.retries, to: 5)
+    root.update {
+      $0.retries = 5
+      $0.greeter = Greeter("Hi there")
+    }
     var node = root
     for _ in 0..<depth { node = node.child() }
     return node

@@ -14,10 +14,31 @@ extension EnvironmentValues {
     set { self[Self.retries] = newValue }
   }
 
+  /// A service: a class instance, which an `@Environment` wrapper caches under its lock rather
+  /// than in atomics, because reading it retains it.
+  public static let greeter = Entry(Greeter("Hello"))
+
+  /// The greeter, read through ``greeter``.
+  public var greeter: Greeter {
+    get { self[Self.greeter] }
+    set { self[Self.greeter] = newValue }
+  }
+
   /// The same kind of value declared in the SwiftUI form, with a key type.
   public var retryLimit: Int {
     get { self[RetryLimitKey.self] }
     set { self[RetryLimitKey.self] = newValue }
+  }
+}
+
+/// A service the environment carries, as an application's would be.
+public final class Greeter: Sendable {
+  /// What the greeter says.
+  public let greeting: String
+
+  /// Creates a greeter.
+  public init(_ greeting: String) {
+    self.greeting = greeting
   }
 }
 
