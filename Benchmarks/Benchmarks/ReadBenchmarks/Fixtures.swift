@@ -11,6 +11,12 @@ final class StoredRetries {
   var retries = 5
 }
 
+/// The floor for a class instance: one kept in a stored property of a final class. Handing it on
+/// retains it and releases it after, as reading it from the environment does.
+final class StoredGreeter {
+  var greeter = Greeter("Hi there")
+}
+
 extension EnvironmentValues {
   /// Plain values with both benchmark values set.
   ///

@@ -67,7 +67,14 @@ func registerMilieuReads() {
   }
 
   // A class instance is not plain bits: the wrapper caches it under its spin lock instead of in
-  // two atomics, and a read retains it.
+  // two atomics, and a read retains it. Its floor is a class instance in a stored property.
+  let storedGreeter = StoredGreeter()
+  Benchmark(
+    "Read: class instance in a stored property of a final class",
+    configuration: readConfiguration(.kilo)
+  ) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(storedGreeter.greeter) }
+  }
   let greeterService = EnvironmentGreeterService.bound()
   Benchmark(
     "Read: @Environment at depth 1, a class instance", configuration: readConfiguration(.kilo)
