@@ -8,10 +8,10 @@ import Synchronization
 
 /// A test-and-test-and-set lock for critical sections of a few loads and stores.
 ///
-/// An uncontended acquisition is one atomic exchange and a release is one plain store, where
-/// `Mutex` on Linux also looks up the thread's identifier on both ends. A waiter spins on a plain load, so waiting does not bounce the cache line between
-/// cores, and yields its thread once it has spun for a while, so a holder that was preempted
-/// gets to run. The thread sanitizer sees the lock, because it is made of atomics compiled into
+/// An uncontended acquisition is one atomic exchange and a release is one atomic store, where
+/// `Mutex` on Linux also looks up the thread's identifier on both ends. A waiter spins on a
+/// plain load, so waiting does not bounce the cache line between cores, and yields its thread
+/// once it has spun for a while, so a holder that was preempted gets to run. The thread sanitizer sees the lock, because it is made of atomics compiled into
 /// the caller.
 ///
 /// Use ``Lock`` instead wherever a critical section may be long or may wait: a spinning waiter

@@ -63,7 +63,7 @@ public final class EnvironmentNode: Sendable {
   @exclusivity(unchecked) nonisolated(unsafe) private var guardedState: State
 
   /// How many writes' walks (see `retireDescendantSnapshots`) have found this node and are not
-  /// done with it yet. Declared after `state`, whose last byte it follows without padding.
+  /// done with it yet.
   private let pins = Atomic<UInt32>(0)
 
   /// The mutable part of a node, guarded by the node's lock.
