@@ -1,4 +1,5 @@
 import Milieu
+import Synchronization
 import Testing
 
 @Suite struct ChangeStreamTests {
@@ -20,6 +21,26 @@ import Testing
     #expect(await iterator.next() == 7)
   }
 
+  /// A write looks again only at the streams of the nodes it can change: the written node and
+  /// its descendants. A write in another tree leaves a stream alone, so it neither costs the
+  /// stream a read nor holds the stream's node alive while it reads.
+  @Test func aWriteElsewhereDoesNotRefreshAStream() {
+    let observed = EnvironmentNode("observed")
+    let stream = observed.changes(of: \.countedRetries)
+    #expect(CountedReads.count.load(ordering: .relaxed) == 1)  // the stream's first value
+
+    let elsewhere = EnvironmentNode("elsewhere")
+    elsewhere.set(\.retries, to: 9)
+    elsewhere.child("below").set(\.retries, to: 10)
+    #expect(CountedReads.count.load(ordering: .relaxed) == 1, "an unrelated write read the stream")
+
+    observed.child("below").set(\.retries, to: 11)
+    #expect(CountedReads.count.load(ordering: .relaxed) == 1, "a write below read the stream")
+    observed.set(\.retries, to: 12)
+    #expect(CountedReads.count.load(ordering: .relaxed) == 2)
+    withExtendedLifetime(stream) {}
+  }
+
   @Test func aStreamFinishesWhenItsNodeIsGone() async {
     var node: EnvironmentNode? = EnvironmentNode("short-lived")
     guard let stream = node?.changes(of: \.greeting) else { return }
@@ -39,5 +60,19 @@ import Testing
     }
     #expect(weakNode == nil)
     withExtendedLifetime(stream) {}
+  }
+}
+
+/// Counts the reads of ``Milieu/EnvironmentValues/countedRetries``; only
+/// `aWriteElsewhereDoesNotRefreshAStream` reads it.
+enum CountedReads {
+  static let count = Atomic<Int>(0)
+}
+
+extension EnvironmentValues {
+  /// `retries`, counting every read.
+  var countedRetries: Int {
+    CountedReads.count.add(1, ordering: .relaxed)
+    return retries
   }
 }

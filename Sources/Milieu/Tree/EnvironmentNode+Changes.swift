@@ -35,7 +35,7 @@ extension EnvironmentNode {
   }
 }
 
-/// Something that re-reads its node after every write and reports what changed.
+/// Something that re-reads its node after every write it can see and reports what changed.
 protocol ChangeObserving: Sendable {
   /// Re-reads the value and yields it if its source changed; finishes if the node is gone.
   func refresh()
@@ -110,10 +110,19 @@ enum ChangeObservers {
     }
   }
 
-  /// Lets every observer re-read; called after each write, with no lock held.
-  static func notify() {
-    guard count.load(ordering: .relaxed) > 0 else { return }
-    let observers = registry.withLock { $0.observers.values.map(\.observer) }
+  /// Whether no stream is open: a write then lists no nodes to refresh.
+  static var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
+
+  /// Lets the observers of the given nodes re-read; called after a write, with no lock held,
+  /// with the written node and its descendants: no other node can see the write.
+  ///
+  /// A listed node may have been freed since, and its identifier reused by a new node: that
+  /// node's observers then re-read for nothing, since an observer yields only a change.
+  static func refresh(observersOf nodes: [ObjectIdentifier]) {
+    let nodes = Set(nodes)
+    let observers = registry.withLock { registry in
+      registry.observers.values.filter { nodes.contains($0.node) }.map(\.observer)
+    }
     for observer in observers { observer.refresh() }
   }
 

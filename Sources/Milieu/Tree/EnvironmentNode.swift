@@ -392,8 +392,11 @@ public final class EnvironmentNode: Sendable {
   /// read. Old values are released here, with no lock held.
   private func didWrite(replacing replaced: Replaced) {
     EnvironmentGeneration.advance()
-    let retired = retireDescendantSnapshots()
-    ChangeObservers.notify()
+    // The nodes whose streams may see the write: this one and its descendants, listed by the
+    // walk only while some stream exists.
+    var subtree: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
+    let retired = retireDescendantSnapshots(listingInto: &subtree)
+    if let subtree { ChangeObservers.refresh(observersOf: subtree) }
     withExtendedLifetime((replaced, retired)) {}
   }
 
@@ -405,7 +408,9 @@ public final class EnvironmentNode: Sendable {
   /// waits for its pins to go. So no node the walk has found is freed before the walk is done
   /// with it, even one whose last reference went away a moment ago, and freeing a node costs
   /// no lock but its parent's.
-  private func retireDescendantSnapshots() -> [Cache] {
+  private func retireDescendantSnapshots(
+    listingInto subtree: inout [ObjectIdentifier]?
+  ) -> [Cache] {
     var retired: [Cache] = []
     var pending: [Unmanaged<EnvironmentNode>] = []
     withState { Self.pinChildren(of: $0, into: &pending) }
@@ -415,6 +420,7 @@ public final class EnvironmentNode: Sendable {
           Self.pinChildren(of: state, into: &pending)
           return state.cache.take()
         }
+        subtree?.append(ObjectIdentifier(node))
         node.unpin()  // from here on, the node may be freed
         if let cache { retired.append(cache) }
       }
