@@ -95,7 +95,7 @@ extension EnvironmentNode {
       var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
       var cursor: EnvironmentNode? = self
       while let node = cursor {
-        if let slot = node.withState({ $0.overrides.slot(for: read.identifier) }),
+        if let slot = node.withState({ $0.overrides(of: node).slot(for: read.identifier) }),
           let origin = slot.origin
         {
           candidates.append((Self.describe(slot.anyValue), .override(origin)))

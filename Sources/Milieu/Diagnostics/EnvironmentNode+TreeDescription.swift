@@ -35,7 +35,7 @@ extension EnvironmentNode {
     var children: [Unmanaged<EnvironmentNode>] = []
     let overrides = withState { state in
       Self.pinChildren(of: state, into: &children)
-      return state.overrides.slots
+      return state.overrides(of: self).slots
     }
     defer {
       for child in children { child._withUnsafeGuaranteedRef { $0.unpin() } }

@@ -28,7 +28,13 @@ import Synchronization
 /// - Complexity: A read whose node, and the nodes above it, have not changed since the last
 ///   read is O(1) whatever the depth. After a write, the first read at a node resolves the path
 ///   up to the nearest node that is still fresh.
-public final class EnvironmentNode: Sendable {
+public class EnvironmentNode: @unchecked Sendable {
+  // Not final only so that `OverrideNode`, in this module, can hold a scope's value in the
+  // node itself; nothing outside can subclass it, and its members are final. @unchecked: the
+  // compiler checks no non-final class; every stored property here is a `let` of a `Sendable`
+  // type, atomic, guarded by a lock as its comment says, or written only before the node is
+  // shared (`parentReference` and `label`, see `adopt(parent:name:overrides:cache:)`).
+
   /// The process-wide root: the current node outside any ``withCurrent(_:)`` scope.
   ///
   /// ```swift
@@ -37,13 +43,14 @@ public final class EnvironmentNode: Sendable {
   public static let root = EnvironmentNode("root")
 
   /// The node this one inherits from, or `nil` for a root.
-  public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
+  public final var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
 
   /// The parent, retained when this node is made and released by hand when it is freed: see
-  /// `releaseAncestors(startingAt:)`.
-  private let parentReference: Unmanaged<EnvironmentNode>?
+  /// `releaseAncestors(startingAt:)`. Set before the node is shared, never after.
+  @exclusivity(unchecked) nonisolated(unsafe) private final var parentReference:
+    Unmanaged<EnvironmentNode>?
 
-  private let label: Label?
+  @exclusivity(unchecked) nonisolated(unsafe) private final var label: Label?
 
   // The node's neighbours among its parent's children, guarded by the *parent's* lock: with
   // the parent's `firstChild` they form an intrusive list of the parent's children, which
@@ -52,19 +59,19 @@ public final class EnvironmentNode: Sendable {
   // under its parent's lock, in its `deinit`, before its storage is freed; so whoever holds the
   // parent's lock may follow them without retaining. The lock also makes the runtime's
   // exclusivity checks redundant.
-  @exclusivity(unchecked) nonisolated(unsafe) var previousSibling: Unmanaged<EnvironmentNode>?
-  @exclusivity(unchecked) nonisolated(unsafe) var nextSibling: Unmanaged<EnvironmentNode>?
+  @exclusivity(unchecked) nonisolated(unsafe) final var previousSibling: Unmanaged<EnvironmentNode>?
+  @exclusivity(unchecked) nonisolated(unsafe) final var nextSibling: Unmanaged<EnvironmentNode>?
 
   /// Guards `guardedState`. A spin lock: every critical section on a node is a few loads and
   /// stores (see ``SpinLock``).
-  let stateLock = SpinLock()
+  final let stateLock = SpinLock()
   /// The node's mutable state; only ever accessed through `withState`, under `stateLock`,
   /// which also makes the runtime's exclusivity checks redundant.
-  @exclusivity(unchecked) nonisolated(unsafe) private var guardedState: State
+  @exclusivity(unchecked) nonisolated(unsafe) private final var guardedState: State
 
   /// How many writes' walks (see `retireDescendantSnapshots`) have found this node and are not
   /// done with it yet.
-  private let pins = Atomic<UInt32>(0)
+  private final let pins = Atomic<UInt32>(0)
 
   /// The mutable part of a node, guarded by the node's lock.
   struct State {
@@ -75,11 +82,18 @@ public final class EnvironmentNode: Sendable {
     var firstChild: Unmanaged<EnvironmentNode>?
     /// Whether `cachedSnapshot` is the parent's, under the node's overrides: see `cache`.
     var cacheIsOverParent = false
+    /// Whether the value the node holds itself (it is an ``OverrideNode``) is one of its
+    /// overrides, besides `overrides`.
+    var holdsOverride = false
 
-    init(overrides: SlotMap, cache: Cache?) {
+    init(overrides: SlotMap, cache: Cache?, holdsOverride: Bool = false) {
       self.overrides = overrides
+      self.holdsOverride = holdsOverride
       self.cache = cache
     }
+
+    /// Whether the node overrides any value.
+    var hasOverrides: Bool { holdsOverride || !overrides.isEmpty }
 
     /// What the node sees, if it was resolved since the last write to it or an ancestor.
     ///
@@ -140,6 +154,28 @@ public final class EnvironmentNode: Sendable {
     self.guardedState = State(overrides: overrides, cache: cache)
   }
 
+  /// Creates a node in no tree yet, for `OverrideNode`: see `adopt(parent:name:overrides:cache:)`.
+  @usableFromInline
+  init(unadopted: ()) {
+    self.parentReference = nil
+    self.label = nil
+    self.guardedState = State(overrides: .empty, cache: nil)
+  }
+
+  /// Whether no `child` call has made this node a child yet; true of a root too.
+  @usableFromInline
+  final var isUnadopted: Bool { parentReference == nil }
+
+  /// Places a node made by a `child` closure's first write (an ``OverrideNode`` that only the
+  /// caller references) in the tree, holding its value as an override.
+  private final func adopt(
+    parent: EnvironmentNode, name: String?, overrides: consuming SlotMap, cache: consuming Cache
+  ) {
+    parentReference = .passRetained(parent)
+    label = name.map(Label.init)
+    guardedState = State(overrides: overrides, cache: cache, holdsOverride: true)
+  }
+
   deinit {
     if let parentReference {
       parentReference._withUnsafeGuaranteedRef { $0.unlink(self) }
@@ -171,15 +207,16 @@ public final class EnvironmentNode: Sendable {
   }
 
   /// The node's name, if it has one.
-  public var name: String? { label?.name }
+  public final var name: String? { label?.name }
 
   /// Runs `body` with the node's state, under the node's lock.
   ///
-  /// Keep `body` to loads and stores: run no code the caller passed in, and take no other
-  /// node's lock. Code that walks the tree pins the children it finds instead (see
+  /// Keep `body` short: loads, stores, and making Milieu's own objects (a snapshot, or the
+  /// slot of a value an ``OverrideNode`` holds, plain data that copies without retaining
+  /// anything). Run no code the caller passed in, and take no other node's lock. Code that walks the tree pins the children it finds instead (see
   /// `pinChildren(of:into:)`).
   @inline(__always)
-  func withState<Result>(_ body: (inout State) -> Result) -> Result {
+  final func withState<Result>(_ body: (inout State) -> Result) -> Result {
     stateLock.lock()
     defer { stateLock.unlock() }
     return body(&guardedState)
@@ -200,23 +237,47 @@ public final class EnvironmentNode: Sendable {
   ///   - configure: Sets the child's overrides. What it writes is overridden on the child;
   ///     what it only reads is not.
   /// - Returns: The new child. The parent does not retain it.
-  public func child(
+  public final func child(
     _ name: String? = nil, fileID: String = #fileID, line: UInt = #line,
     _ configure: (inout EnvironmentValues) -> Void = { _ in }
   ) -> EnvironmentNode {
-    // The overrides are written before the child exists, so nobody can see it half-made and
-    // its creation invalidates no cache. The child starts resolved, over the snapshot its
-    // overrides were written against: if that is stale by its first read, the read resolves
-    // it again.
+    // The overrides are written before the child is in the tree, so nobody can see it
+    // half-made and its creation invalidates no cache. The child starts resolved, over the
+    // snapshot its overrides were written against: if that is stale by its first read, the
+    // read resolves it again.
     let generation = EnvironmentGeneration.current
     let above = snapshot(at: generation)
-    var scratch = EnvironmentValues(top: .empty, base: above.flattened)
+    var scratch = EnvironmentValues(
+      top: .empty, base: above.flattened, purpose: .configuringChild)
     configure(&scratch)
-    // Moved out, so that the written slots are held once and may be stamped in place.
+    // Moved out, so that the node and the written slots are held once: the node may then be
+    // adopted, and the slots stamped in place.
+    var held = scratch.inline.take()
     var overrides = (consume scratch).top
-    overrides.stamp(
-      EnvironmentOrigin(
-        fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+    if var node = held.take() {
+      let serial = EnvironmentGeneration.nextSerial()
+      if node.isUnadopted, isKnownUniquelyReferenced(&node) {
+        // The closure's first write made this node, and kept no copy of it: it becomes the
+        // child. Consumed, so that it takes the references instead of retaining them again.
+        if !overrides.isEmpty {
+          overrides.stamp(
+            EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
+        }
+        node.recordSite(fileID: fileID, line: line, serial: serial)
+        node.adopt(
+          parent: self, name: name, overrides: consume overrides, cache: .overParent(consume above))
+        link(node)
+        return node
+      }
+      // Shared (the closure kept a copy of its values) or another node's: held as a slot.
+      let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
+      overrides.stamp(origin)
+      overrides.insert(node.slot.copy(origin: origin))
+    } else if !overrides.isEmpty {
+      overrides.stamp(
+        EnvironmentOrigin(
+          fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+    }
     // Consumed, so that the child takes the references instead of retaining them again.
     let cache: Cache = overrides.isEmpty ? .snapshot(consume above) : .overParent(consume above)
     let child = EnvironmentNode(
@@ -236,7 +297,7 @@ public final class EnvironmentNode: Sendable {
   /// let values = request.values
   /// print(values.retries, values.timeout)
   /// ```
-  public var values: EnvironmentValues {
+  public final var values: EnvironmentValues {
     values(at: EnvironmentGeneration.current)
   }
 
@@ -251,7 +312,7 @@ public final class EnvironmentNode: Sendable {
   ///
   /// - Parameter keyPath: The value to read.
   @inlinable
-  public subscript<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> Value {
+  public final subscript<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> Value {
     values[keyPath: keyPath]
   }
 
@@ -259,12 +320,12 @@ public final class EnvironmentNode: Sendable {
   ///
   /// Reading a fresh node allocates nothing, whether it has overrides or not.
   @usableFromInline
-  func values(at generation: UInt64) -> EnvironmentValues {
-    if let fresh = withState({ $0.freshValues(at: generation) }) { return fresh }
+  final func values(at generation: UInt64) -> EnvironmentValues {
+    if let fresh = withState({ $0.freshValues(at: generation, of: self) }) { return fresh }
     let above = parent?.snapshot(at: generation) ?? .nothing
     return withState { state in
-      state.cache(over: above, at: generation)
-      return state.values(over: above)
+      state.cache(over: above, at: generation, of: self)
+      return state.values(over: above, of: self)
     }
   }
 
@@ -274,13 +335,13 @@ public final class EnvironmentNode: Sendable {
   /// The walk holds one node's lock at a time, as every walk of the tree does, so walks cannot
   /// deadlock with each other, and it is iterative, so a 10,000-deep chain does not exhaust a
   /// thread's stack.
-  func snapshot(at generation: UInt64) -> EnvironmentSnapshot {
-    if let fresh = withState({ $0.freshSnapshot(at: generation) }) { return fresh }
+  final func snapshot(at generation: UInt64) -> EnvironmentSnapshot {
+    if let fresh = withState({ $0.freshSnapshot(at: generation, of: self) }) { return fresh }
     var stale: [EnvironmentNode] = [self]
     var above = EnvironmentSnapshot.nothing
     var cursor = parent
     while let node = cursor {
-      if let fresh = node.withState({ $0.freshSnapshot(at: generation) }) {
+      if let fresh = node.withState({ $0.freshSnapshot(at: generation, of: node) }) {
         above = fresh
         break
       }
@@ -289,8 +350,9 @@ public final class EnvironmentNode: Sendable {
     }
     for node in stale.reversed() {
       above = node.withState { state in
-        state.cache(over: above, at: generation)
-        return state.freshSnapshot(at: generation) ?? state.snapshot(over: above, at: generation)
+        state.cache(over: above, at: generation, of: node)
+        return state.freshSnapshot(at: generation, of: node)
+          ?? state.snapshot(over: above, at: generation, of: node)
       }
     }
     return above
@@ -309,7 +371,7 @@ public final class EnvironmentNode: Sendable {
   ///   - value: The new value.
   ///   - fileID: The file recorded as the override's origin; leave the default.
   ///   - line: The line recorded as the override's origin; leave the default.
-  public func set<Value: Sendable>(
+  public final func set<Value: Sendable>(
     _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
     fileID: String = #fileID, line: UInt = #line
   ) {
@@ -337,15 +399,16 @@ public final class EnvironmentNode: Sendable {
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws; then nothing is written.
   @discardableResult
-  public func update<Result, Failure: Error>(
+  public final func update<Result, Failure: Error>(
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     var scratch = EnvironmentValues(
       top: .empty, base: values(at: EnvironmentGeneration.current).flattened)
     let result = try body(&scratch)
-    // Moved out, so that the written slots are held once and may be stamped in place.
-    var written = (consume scratch).top
+    // Moved out, so that the written slots are held once and may be stamped in place. Values
+    // hold a node only if `body` assigned them another node's values.
+    var written = scratch.inline == nil ? (consume scratch).top : scratch.written(over: .empty)
     guard !written.isEmpty else { return result }
     written.stamp(
       EnvironmentOrigin(
@@ -354,7 +417,8 @@ public final class EnvironmentNode: Sendable {
     // alert host's resolves its awaiters) must not run under a node's lock.
     let replaced = withState { state in
       let replaced = Replaced(overrides: state.overrides, cache: state.cache.take())
-      state.overrides = state.overrides.merging(written)
+      state.overrides = state.overrides(of: self).merging(written)
+      state.holdsOverride = false
       return replaced
     }
     didWrite(replacing: replaced)
@@ -368,14 +432,16 @@ public final class EnvironmentNode: Sendable {
   /// ```
   ///
   /// - Parameter keyPath: The value whose override to remove.
-  public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
+  public final func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(Self.reads(of: keyPath, in: EnvironmentValues()).map(\.identifier))
     let replaced = withState { state -> Replaced? in
-      guard state.overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
+      let overrides = state.overrides(of: self)
+      guard overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
         return nil
       }
       let replaced = Replaced(overrides: state.overrides, cache: state.cache.take())
-      state.overrides = state.overrides.removing(identifiers)
+      state.overrides = overrides.removing(identifiers)
+      state.holdsOverride = false
       return replaced
     }
     if let replaced { didWrite(replacing: replaced) }
@@ -390,7 +456,7 @@ public final class EnvironmentNode: Sendable {
   /// Makes a write visible: every cache goes stale, and the snapshots cached below this node are
   /// dropped now, so that a replaced value is freed without waiting for each descendant's next
   /// read. Old values are released here, with no lock held.
-  private func didWrite(replacing replaced: Replaced) {
+  private final func didWrite(replacing replaced: Replaced) {
     EnvironmentGeneration.advance()
     // The nodes whose streams may see the write: this one and its descendants, listed by the
     // walk only while some stream exists.
@@ -408,7 +474,7 @@ public final class EnvironmentNode: Sendable {
   /// waits for its pins to go. So no node the walk has found is freed before the walk is done
   /// with it, even one whose last reference went away a moment ago, and freeing a node costs
   /// no lock but its parent's.
-  private func retireDescendantSnapshots(
+  private final func retireDescendantSnapshots(
     listingInto subtree: inout [ObjectIdentifier]?
   ) -> [Cache] {
     var retired: [Cache] = []
@@ -444,7 +510,7 @@ public final class EnvironmentNode: Sendable {
   }
 
   /// Lets the node be freed again, as far as one pin goes; see `pinChildren(of:into:)`.
-  func unpin() {
+  final func unpin() {
     pins.subtract(1, ordering: .releasing)
   }
 
@@ -461,7 +527,7 @@ public final class EnvironmentNode: Sendable {
 
   // MARK: Children
 
-  private func link(_ child: EnvironmentNode) {
+  private final func link(_ child: EnvironmentNode) {
     let reference = Unmanaged.passUnretained(child)
     withState { state in
       child.nextSibling = state.firstChild
@@ -475,7 +541,7 @@ public final class EnvironmentNode: Sendable {
   /// Not inlined into the child's `deinit`: there, borrowing this node's lock made the compiler
   /// retain this node around it, an atomic operation more for every node freed.
   @inline(never)
-  private func unlink(_ child: EnvironmentNode) {
+  private final func unlink(_ child: EnvironmentNode) {
     withState { state in
       let (previous, next) = (child.previousSibling, child.nextSibling)
       if let previous {
@@ -494,10 +560,28 @@ public final class EnvironmentNode: Sendable {
 }
 
 extension EnvironmentNode.State {
+  // The methods that read the node's overrides take the node whose state this is: the value
+  // an `OverrideNode` holds is one of them, and the state does not keep a reference to its
+  // own node (a node without overrides has no room for one within its 96 bytes).
+
+  /// The node, when the value it holds itself is one of its overrides.
+  @inline(__always)
+  func heldOverride(of node: EnvironmentNode) -> OverrideNode? {
+    holdsOverride ? unsafeDowncast(node, to: OverrideNode.self) : nil
+  }
+
+  /// The node's overrides as one map: the value it holds itself, if any, as a slot.
+  func overrides(of node: EnvironmentNode) -> SlotMap {
+    guard let held = heldOverride(of: node) else { return overrides }
+    var all = overrides
+    all.insert(held.slot)
+    return all
+  }
+
   /// The values the node sees, if its cache is fresh at a generation.
-  func freshValues(at generation: UInt64) -> EnvironmentValues? {
+  func freshValues(at generation: UInt64, of node: EnvironmentNode) -> EnvironmentValues? {
     guard let cachedSnapshot, cachedSnapshot.generation >= generation else { return nil }
-    return cacheIsOverParent ? values(over: cachedSnapshot) : cachedSnapshot.values
+    return cacheIsOverParent ? values(over: cachedSnapshot, of: node) : cachedSnapshot.values
   }
 
   func isFresh(at generation: UInt64) -> Bool {
@@ -507,10 +591,12 @@ extension EnvironmentNode.State {
 
   /// The node's values as one object, if its cache is fresh at a generation; made from the
   /// node's overrides and kept, if the cache holds only its parent's snapshot.
-  mutating func freshSnapshot(at generation: UInt64) -> EnvironmentSnapshot? {
+  mutating func freshSnapshot(at generation: UInt64, of node: EnvironmentNode)
+    -> EnvironmentSnapshot?
+  {
     guard let cachedSnapshot, cachedSnapshot.generation >= generation else { return nil }
     guard cacheIsOverParent else { return cachedSnapshot }
-    let snapshot = snapshot(over: cachedSnapshot, at: generation)
+    let snapshot = snapshot(over: cachedSnapshot, at: generation, of: node)
     cache = .snapshot(snapshot)
     return snapshot
   }
@@ -520,8 +606,10 @@ extension EnvironmentNode.State {
   /// Always inlined: called out of line from a cache read, the call made the compiler retain
   /// and release the cached snapshot around it on every read.
   @inline(__always)
-  func values(over above: EnvironmentSnapshot) -> EnvironmentValues {
-    overrides.isEmpty ? above.values : EnvironmentValues(top: overrides, base: above.flattened)
+  func values(over above: EnvironmentSnapshot, of node: EnvironmentNode) -> EnvironmentValues {
+    guard hasOverrides else { return above.values }
+    return EnvironmentValues(
+      top: overrides, base: above.flattened, inline: heldOverride(of: node))
   }
 
   /// The node's values as one snapshot, when its parent sees `above`.
@@ -529,9 +617,12 @@ extension EnvironmentNode.State {
   /// A node without overrides shares `above`, unless that is ``EnvironmentSnapshot/nothing``,
   /// which only a root sees: its children must find a snapshot that goes stale with the next
   /// write, and `nothing` never does.
-  func snapshot(over above: EnvironmentSnapshot, at generation: UInt64) -> EnvironmentSnapshot {
-    if overrides.isEmpty, above !== EnvironmentSnapshot.nothing { return above }
-    return EnvironmentSnapshot(generation: generation, top: overrides, base: above.flattened)
+  func snapshot(over above: EnvironmentSnapshot, at generation: UInt64, of node: EnvironmentNode)
+    -> EnvironmentSnapshot
+  {
+    if !hasOverrides, above !== EnvironmentSnapshot.nothing { return above }
+    return EnvironmentSnapshot(
+      generation: generation, top: overrides(of: node), base: above.flattened)
   }
 
   /// Caches what the node sees when its parent sees `above`, resolved at `generation`.
@@ -539,10 +630,13 @@ extension EnvironmentNode.State {
   /// Only while the generation is still the one the snapshot was read at: a write that came in
   /// between may already have retired this node's cache, and must not find an old snapshot put
   /// back behind it. Nor over a cache that is at least as fresh.
-  mutating func cache(over above: EnvironmentSnapshot, at generation: UInt64) {
+  mutating func cache(
+    over above: EnvironmentSnapshot, at generation: UInt64, of node: EnvironmentNode
+  ) {
     guard EnvironmentGeneration.current == generation, !isFresh(at: generation) else { return }
     cache =
-      overrides.isEmpty ? .snapshot(snapshot(over: above, at: generation)) : .overParent(above)
+      hasOverrides
+      ? .overParent(above) : .snapshot(snapshot(over: above, at: generation, of: node))
   }
 }
 

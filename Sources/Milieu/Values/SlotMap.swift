@@ -114,9 +114,10 @@ enum SlotName: @unchecked Sendable, CustomStringConvertible {
 /// Slots by key: a persistent map, small and allocation-free for the sizes a node's overrides
 /// usually have.
 ///
-/// An empty map is `nil` and a map of one slot is the slot itself, so a child node with one
-/// override allocates nothing but its slot. Larger maps share a ``SlotTable`` between copies and
-/// copy it on the first write to a shared one. The map is one reference.
+/// An empty map is `nil` and a map of one slot is the slot itself, so a node with one override
+/// in a slot allocates nothing but the slot (and a child whose one override is plain data not
+/// even that: see ``OverrideNode``). Larger maps share a ``SlotTable`` between copies and copy
+/// it on the first write to a shared one. The map is one reference.
 @usableFromInline
 struct SlotMap: Sendable {
   @usableFromInline var storage: SlotStorage?
