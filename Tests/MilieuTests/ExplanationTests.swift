@@ -107,6 +107,23 @@ import Testing
     withExtendedLifetime((folder, sheet)) {}
   }
 
+  /// A node's overrides are listed in the order they were written: its creation's first, then
+  /// each update's, a replaced value where its replacement was written.
+  @Test func overridesAreListedInTheOrderTheyWereWritten() {
+    let child = EnvironmentNode("app").child("child") {
+      $0.greeting = "Hey"
+      $0.retries = 1
+    }
+    child.set(\.ratio, to: 0.25)
+    child.set(\.retries, to: 2)
+    child.set(\.isOn, to: true)
+
+    let names = child.treeDescription().split(separator: "\n").dropFirst().map {
+      String($0.drop { $0 == " " }.prefix { $0 != " " })
+    }
+    #expect(names == ["greeting", "ratio", "retries", "isOn"])
+  }
+
   @Test func droppedNodesLeaveTheDump() {
     let app = EnvironmentNode("app")
     var temporary: EnvironmentNode? = app.child("temporary")

@@ -12,7 +12,6 @@ import Synchronization
 @usableFromInline
 enum EnvironmentGeneration {
   @usableFromInline static let counter = Atomic<UInt64>(1)
-  private static let serials = Atomic<UInt64>(0)
 
   /// The generation now in force.
   @inlinable static var current: UInt64 { counter.load(ordering: .acquiring) }
@@ -22,8 +21,15 @@ enum EnvironmentGeneration {
     counter.add(1, ordering: .releasing)
   }
 
-  /// A fresh serial number for a write's origin.
-  static func nextSerial() -> UInt64 {
-    serials.wrappingAdd(1, ordering: .relaxed).newValue
+  /// The serial number of a write's origin, which orders the writes to one node: a child's
+  /// overrides, written at its creation, then each update.
+  ///
+  /// Made from the generation at the time of the write, rather than taken from a counter of
+  /// its own, so that making a child changes no memory that every thread shares: a write
+  /// advances the generation once it is stored, so a later write to the same node gets a
+  /// larger number, and an update made at the generation a child was made at still comes
+  /// after the child's overrides. Writes that race to one node may get the same number.
+  static func serial(ofWriteAt generation: UInt64, isUpdate: Bool) -> UInt64 {
+    generation << 1 | (isUpdate ? 1 : 0)
   }
 }

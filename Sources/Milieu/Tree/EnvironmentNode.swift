@@ -255,7 +255,7 @@ public class EnvironmentNode: @unchecked Sendable {
     var held = scratch.inline.take()
     var overrides = (consume scratch).top
     if var node = held.take() {
-      let serial = EnvironmentGeneration.nextSerial()
+      let serial = EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)
       if node.isUnadopted, isKnownUniquelyReferenced(&node) {
         // The closure's first write made this node, and kept no copy of it: it becomes the
         // child. Consumed, so that it takes the references instead of retaining them again.
@@ -276,7 +276,8 @@ public class EnvironmentNode: @unchecked Sendable {
     } else if !overrides.isEmpty {
       overrides.stamp(
         EnvironmentOrigin(
-          fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+          fileID: fileID, line: line, nodeName: name,
+          serial: EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)))
     }
     // Consumed, so that the child takes the references instead of retaining them again.
     let cache: Cache = overrides.isEmpty ? .snapshot(consume above) : .overParent(consume above)
@@ -410,9 +411,9 @@ public class EnvironmentNode: @unchecked Sendable {
     // hold a node only if `body` assigned them another node's values.
     var written = scratch.inline == nil ? (consume scratch).top : scratch.written(over: .empty)
     guard !written.isEmpty else { return result }
-    written.stamp(
-      EnvironmentOrigin(
-        fileID: fileID, line: line, nodeName: name, serial: EnvironmentGeneration.nextSerial()))
+    let serial = EnvironmentGeneration.serial(
+      ofWriteAt: EnvironmentGeneration.current, isUpdate: true)
+    written.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
     // What the write replaces is released after the lock, in `didWrite`: a value's deinit (an
     // alert host's resolves its awaiters) must not run under a node's lock.
     let replaced = withState { state in

@@ -14,7 +14,8 @@ public struct EnvironmentOrigin: Sendable, Hashable, CustomStringConvertible {
   public let line: UInt
   /// The name of the node that holds the override, if the node has one.
   public let nodeName: String?
-  /// A process-wide serial number of the write, increasing with every write.
+  /// Orders the writes to one node: a later write has a larger number (see
+  /// `EnvironmentGeneration.serial(ofWriteAt:isUpdate:)`).
   let serial: UInt64
 
   /// The location as `File.swift:12`.
