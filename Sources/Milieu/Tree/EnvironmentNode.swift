@@ -258,12 +258,13 @@ public class EnvironmentNode: @unchecked Sendable {
       let serial = EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)
       if node.isUnadopted, isKnownUniquelyReferenced(&node) {
         // The closure's first write made this node, and kept no copy of it: it becomes the
-        // child. Consumed, so that it takes the references instead of retaining them again.
+        // child.
         if !overrides.isEmpty {
           overrides.stamp(
             EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
         }
         node.recordSite(fileID: fileID, line: line, serial: serial)
+        // Consumed, so that the node takes the references instead of retaining them again.
         node.adopt(
           parent: self, name: name, overrides: consume overrides, cache: .overParent(consume above))
         link(node)
