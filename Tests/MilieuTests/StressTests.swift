@@ -26,7 +26,8 @@ struct PairReader {
 
   /// 16 tasks × 1,000 operations over a 10,000-node tree: writes that set both halves of a pair
   /// in one update, reads of the pair through `values` and through `@Environment` wrappers, and
-  /// short-lived children created, written and dropped while the others run.
+  /// short-lived children created, written (as they are made, or by an update after) and
+  /// dropped while the others run.
   ///
   /// Every value written encodes the node it was written to. A read must see both halves equal
   /// (no torn read), from the node itself or one of its ancestors (no leak across subtrees), and
@@ -58,11 +59,21 @@ struct PairReader {
             case 12..<15:
               tally.record(readers[index].pair, at: index, in: tree)
             default:
-              let child = tree.nodes[index].child()
+              // Half the children get their pair as they are made (the child node then holds
+              // the first half itself), half from an update after.
               let written = StressValue(node: index, task: task, step: step).encoded
-              child.update {
-                $0.pairLeft = written
-                $0.pairRight = written
+              let child: EnvironmentNode
+              if step.isMultiple(of: 2) {
+                child = tree.nodes[index].child {
+                  $0.pairLeft = written
+                  $0.pairRight = written
+                }
+              } else {
+                child = tree.nodes[index].child()
+                child.update {
+                  $0.pairLeft = written
+                  $0.pairRight = written
+                }
               }
               if child.values.pair != Pair(left: written, right: written) {
                 tally.lostWrites += 1
