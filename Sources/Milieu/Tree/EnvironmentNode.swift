@@ -254,31 +254,29 @@ public class EnvironmentNode: @unchecked Sendable {
     // adopted, and the slots stamped in place.
     var held = scratch.inline.take()
     var overrides = (consume scratch).top
+    var adopted: OverrideNode?
     if var node = held.take() {
-      let serial = EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)
       if node.isUnadopted, isKnownUniquelyReferenced(&node) {
         // The closure's first write made this node, and kept no copy of it: it becomes the
         // child.
-        if !overrides.isEmpty {
-          overrides.stamp(
-            EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
-        }
-        node.recordSite(fileID: fileID, line: line, serial: serial)
-        // Consumed, so that the node takes the references instead of retaining them again.
-        node.adopt(
-          parent: self, name: name, overrides: consume overrides, cache: .overParent(consume above))
-        link(node)
-        return node
+        adopted = consume node
+      } else {
+        // Shared (the closure kept a copy of its values) or another node's: held as a slot,
+        // stamped below as a copy, since the node keeps the slot.
+        overrides.insert(node.slot)
       }
-      // Shared (the closure kept a copy of its values) or another node's: held as a slot.
-      let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
-      overrides.stamp(origin)
-      overrides.insert(node.slot.copy(origin: origin))
-    } else if !overrides.isEmpty {
-      overrides.stamp(
-        EnvironmentOrigin(
-          fileID: fileID, line: line, nodeName: name,
-          serial: EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)))
+    }
+    let serial = EnvironmentGeneration.serial(ofWriteAt: generation, isUpdate: false)
+    if !overrides.isEmpty {
+      overrides.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
+    }
+    if let node = adopted.take() {
+      node.recordSite(fileID: fileID, line: line, serial: serial)
+      // Consumed, so that the node takes the references instead of retaining them again.
+      node.adopt(
+        parent: self, name: name, overrides: consume overrides, cache: .overParent(consume above))
+      link(node)
+      return node
     }
     // Consumed, so that the child takes the references instead of retaining them again.
     let cache: Cache = overrides.isEmpty ? .snapshot(consume above) : .overParent(consume above)
