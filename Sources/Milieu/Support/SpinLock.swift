@@ -11,8 +11,8 @@ import Synchronization
 /// An uncontended acquisition is one atomic exchange and a release is one atomic store, where
 /// `Mutex` on Linux also looks up the thread's identifier on both ends. A waiter spins on a
 /// plain load, so waiting does not bounce the cache line between cores, and yields its thread
-/// once it has spun for a while, so a holder that was preempted gets to run. The thread sanitizer sees the lock, because it is made of atomics compiled into
-/// the caller.
+/// once it has spun for a while, so a holder that was preempted gets to run. The thread
+/// sanitizer sees the lock, because it is made of atomics compiled into the caller.
 ///
 /// Use ``Lock`` instead wherever a critical section may be long or may wait: a spinning waiter
 /// burns its core.

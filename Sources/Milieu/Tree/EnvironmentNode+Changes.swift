@@ -131,7 +131,7 @@ enum ChangeObservers {
   /// Always inlined: every node's deinit calls it, and almost always finds no stream at all.
   @inline(__always)
   static func nodeWillDeinitialize(_ node: ObjectIdentifier) {
-    if count.load(ordering: .relaxed) > 0 { finishStreams(of: node) }
+    if !isEmpty { finishStreams(of: node) }
   }
 
   private static func finishStreams(of node: ObjectIdentifier) {

@@ -213,8 +213,8 @@ public class EnvironmentNode: @unchecked Sendable {
   ///
   /// Keep `body` short: loads, stores, and making Milieu's own objects (a snapshot, or the
   /// slot of a value an ``OverrideNode`` holds, plain data that copies without retaining
-  /// anything). Run no code the caller passed in, and take no other node's lock. Code that walks the tree pins the children it finds instead (see
-  /// `pinChildren(of:into:)`).
+  /// anything). Run no code the caller passed in, and take no other node's lock: code that
+  /// walks the tree pins the children it finds instead (see `pinChildren(of:into:)`).
   @inline(__always)
   final func withState<Result>(_ body: (inout State) -> Result) -> Result {
     stateLock.lock()
