@@ -283,12 +283,23 @@ CHILD = "Scope: child node with one override, then a read"
 TASK_LOCAL = "Scope: TaskLocal withValue, then a read"
 CHILD_CURRENT = "Scope: child node with one override, withCurrent, then an @Environment read"
 DEPENDENCIES = "Scope: withDependencies override, then a @Dependency read"
+FLOOR_SCOPE = "Scope: the floor, a model node with Milieu's API shape, then a read"
 if wall(CHILD) is None or wall(TASK_LOCAL) is None:
     missing(CHILD, "≤ 1.5× TaskLocal")
 else:
     ratio = wall(CHILD) / wall(TASK_LOCAL)
     row(CHILD, with_allocations(CHILD), TASK_LOCAL, with_allocations(TASK_LOCAL), ratio,
         "≤ 1.5× TaskLocal", ratio <= 1.5)
+# The floor is what the API shape alone costs (see ScopeFloor.swift): over TaskLocal, the
+# shape's own price; under the child, what Milieu's features add to it.
+if wall(FLOOR_SCOPE) is None or wall(TASK_LOCAL) is None:
+    missing(FLOOR_SCOPE)
+else:
+    row(FLOOR_SCOPE, with_allocations(FLOOR_SCOPE), TASK_LOCAL, with_allocations(TASK_LOCAL),
+        wall(FLOOR_SCOPE) / wall(TASK_LOCAL))
+if wall(CHILD) is not None and wall(FLOOR_SCOPE) is not None:
+    row(CHILD, with_allocations(CHILD), FLOOR_SCOPE, with_allocations(FLOOR_SCOPE),
+        wall(CHILD) / wall(FLOOR_SCOPE))
 if wall(CHILD_CURRENT) is None or wall(TASK_LOCAL) is None:
     missing(CHILD_CURRENT)
 else:

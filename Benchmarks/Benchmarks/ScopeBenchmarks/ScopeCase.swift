@@ -31,6 +31,12 @@ enum ScopeCase {
     }
   }
 
+  /// The same scope on ``FloorNode``: a model that does only what Milieu's API shape requires.
+  static func floorThenRead(retries: Int) -> Int {
+    let child = FloorNode.root.child { $0.retries = retries }
+    return child[\.retries]
+  }
+
   /// The language's own scope: a task-local value bound for a closure and read inside it.
   static func taskLocalThenRead(retries: Int) -> Int {
     $retries.withValue(retries) { Self.retries }
