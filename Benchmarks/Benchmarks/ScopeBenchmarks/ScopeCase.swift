@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Dependencies
 import Milieu
+import ScopeFloor
 
 /// One scope of each kind: open it with `retries` overridden, read the value, close it.
 ///
@@ -46,4 +47,12 @@ enum ScopeCase {
 /// A component that reads the value the current node sees.
 struct EnvironmentReading {
   @Environment(\.retries) var retries
+}
+
+extension FloorValues {
+  static let retries = FloorKey(3)
+  var retries: Int {
+    get { self[Self.retries] }
+    set { self[Self.retries] = newValue }
+  }
 }

@@ -25,11 +25,15 @@ import Synchronization
 /// let a write walk the tree while nodes are freed, values that are not plain data, and more
 /// than one override. Comparing the two scopes in one run shows what those cost; comparing this
 /// one with a task-local scope shows what the shape itself costs.
-final class FloorNode: @unchecked Sendable {
+///
+/// A module of its own, like Milieu: the scope crosses the same module boundary, so the compiler
+/// cannot specialize `child` for the closure the benchmark passes, nor inline the node's code.
+public final class FloorNode: @unchecked Sendable {
   // @unchecked: `parent`, `snapshot` and the sibling links are written before the node is
   // shared or under the lock that guards them, as their comments say.
 
-  static let root = FloorNode(key: nil, value: 0, snapshot: FloorSnapshot())
+  /// The root every benchmarked scope is a child of.
+  public static let root = FloorNode(key: nil, value: 0, snapshot: FloorSnapshot())
 
   /// The parent, retained by hand; set before the node is shared.
   private var parent: Unmanaged<FloorNode>?
@@ -41,10 +45,11 @@ final class FloorNode: @unchecked Sendable {
   private var previousSibling: Unmanaged<FloorNode>?
   private var nextSibling: Unmanaged<FloorNode>?
   /// The key of the value the node holds, and the value.
-  fileprivate let key: ObjectIdentifier?
-  fileprivate let value: Int
+  @usableFromInline let key: ObjectIdentifier?
+  @usableFromInline let value: Int
 
-  fileprivate init(key: ObjectIdentifier?, value: Int, snapshot: FloorSnapshot? = nil) {
+  @usableFromInline
+  init(key: ObjectIdentifier?, value: Int, snapshot: FloorSnapshot? = nil) {
     self.key = key
     self.value = value
     self.snapshot = snapshot
@@ -59,8 +64,7 @@ final class FloorNode: @unchecked Sendable {
   }
 
   /// A child whose value `configure` writes; it must write one.
-  @inline(never)
-  func child(_ configure: (inout FloorValues) -> Void) -> FloorNode {
+  public func child(_ configure: (inout FloorValues) -> Void) -> FloorNode {
     lock()
     let above = snapshot
     unlock()
@@ -79,14 +83,15 @@ final class FloorNode: @unchecked Sendable {
   }
 
   /// The values the node sees.
-  @inline(never)
-  var values: FloorValues {
+  public var values: FloorValues {
     lock()
     defer { unlock() }
     return FloorValues(base: snapshot?.storage, held: self, isConfiguringChild: false)
   }
 
-  subscript<Value>(_ keyPath: KeyPath<FloorValues, Value>) -> Value {
+  /// Reads one value as the node sees it, as `EnvironmentNode`'s subscript does.
+  @inlinable
+  public subscript<Value>(_ keyPath: KeyPath<FloorValues, Value>) -> Value {
     values[keyPath: keyPath]
   }
 
@@ -107,27 +112,32 @@ final class FloorNode: @unchecked Sendable {
 }
 
 /// The parent's values, as a child keeps them.
+@usableFromInline
 final class FloorSnapshot: Sendable {
   let storage = FloorStorage()
 }
 
 /// Stands for the map of values a snapshot holds.
+@usableFromInline
 final class FloorStorage: Sendable {}
 
-/// The values of ``FloorNode``: the value a node holds, over the parent's values.
-struct FloorValues {
-  var base: FloorStorage?
-  var held: FloorNode?
-  var isConfiguringChild: Bool
+/// The values of ``FloorNode``: the value a node holds, over the parent's values. Extend it with
+/// a key and an accessor, as `EnvironmentValues` is extended with an entry and an accessor.
+public struct FloorValues {
+  @usableFromInline var base: FloorStorage?
+  @usableFromInline var held: FloorNode?
+  @usableFromInline var isConfiguringChild: Bool
 
-  static let retries = FloorKey(3)
-
-  var retries: Int {
-    get { self[Self.retries] }
-    set { self[Self.retries] = newValue }
+  @usableFromInline
+  init(base: FloorStorage?, held: FloorNode?, isConfiguringChild: Bool) {
+    self.base = base
+    self.held = held
+    self.isConfiguringChild = isConfiguringChild
   }
 
-  subscript(key: FloorKey) -> Int {
+  /// Reads the value of a key, or, in a child's configure closure, makes the child holding it.
+  @inlinable
+  public subscript(key: FloorKey) -> Int {
     get {
       if let held, held.key == ObjectIdentifier(key) { return held.value }
       return key.defaultValue
@@ -140,7 +150,10 @@ struct FloorValues {
 }
 
 /// A key and its default, like an `Entry`.
-final class FloorKey: Sendable {
-  let defaultValue: Int
-  init(_ defaultValue: Int) { self.defaultValue = defaultValue }
+public final class FloorKey: Sendable {
+  /// The value read when no node holds one for the key.
+  public let defaultValue: Int
+
+  /// Creates a key whose default is the given value.
+  public init(_ defaultValue: Int) { self.defaultValue = defaultValue }
 }
