@@ -103,7 +103,7 @@ enum Demo {
     defer { for pointer in argv + envp { free(pointer) } }
 
     var pid = pid_t()
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    let spawned = spawnProcess(&pid, path, &actions, argv, envp)
     for descriptor in [standardInput.read, standardOutput.write, standardError.write] {
       close(descriptor)
     }
