@@ -290,7 +290,7 @@ else:
     ratio = wall(CHILD) / wall(TASK_LOCAL)
     row(CHILD, with_allocations(CHILD), TASK_LOCAL, with_allocations(TASK_LOCAL), ratio,
         "≤ 1.5× TaskLocal", ratio <= 1.5)
-# The floor is what the API shape alone costs (see ScopeFloor.swift): over TaskLocal, the
+# The floor is what the API shape alone costs (see Sources/ScopeFloor): over TaskLocal, the
 # shape's own price; under the child, what Milieu's features add to it.
 if wall(FLOOR_SCOPE) is None or wall(TASK_LOCAL) is None:
     missing(FLOOR_SCOPE)
