@@ -84,9 +84,7 @@ enum Demo {
     }
     posix_spawn_file_actions_adddup2(&actions, standardOutput.write, 1)
     posix_spawn_file_actions_adddup2(&actions, standardError.write, 2)
-    for descriptor in [standardInput, standardOutput, standardError].flatMap({ [$0.0, $0.1] }) {
-      posix_spawn_file_actions_addclose(&actions, descriptor)
-    }
+    // The pipes' own descriptors close on exec (see `makePipe`); the child keeps only the copies.
 
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let overrides = ["NO_COLOR=1", "COLUMNS=80"]

@@ -1,4 +1,5 @@
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -99,12 +100,14 @@ extension SerializedTerminalTests {
 
     @Test("A descriptor that is not a terminal is an error and the body never runs")
     func notATerminal() throws {
-      var descriptors: [Int32] = [0, 0]
-      try #require(pipe(&descriptors) == 0)
-      defer { for descriptor in descriptors { close(descriptor) } }
+      let (read, write) = try makePipe()
+      defer {
+        close(read)
+        close(write)
+      }
       var ran = false
       #expect(throws: TerminalError(operation: "tcgetattr", code: ENOTTY)) {
-        try TerminalMode.withRawMode(input: descriptors[0], output: nil) { ran = true }
+        try TerminalMode.withRawMode(input: read, output: nil) { ran = true }
       }
       #expect(!ran)
       #expect("\(TerminalError(operation: "tcgetattr", code: ENOTTY))".contains("not a terminal"))

@@ -1,4 +1,5 @@
 import MilieuTerminal
+import MilieuTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -21,10 +22,12 @@ struct TerminalSizeTests {
 
   @Test("A pipe has no size")
   func pipeHasNoSize() throws {
-    var descriptors: [Int32] = [0, 0]
-    try #require(pipe(&descriptors) == 0)
-    defer { for descriptor in descriptors { close(descriptor) } }
-    #expect(TerminalSize.measure(descriptors[0]) == nil)
-    #expect(!TerminalMode.isTerminal(descriptors[0]))
+    let (read, write) = try makePipe()
+    defer {
+      close(read)
+      close(write)
+    }
+    #expect(TerminalSize.measure(read) == nil)
+    #expect(!TerminalMode.isTerminal(read))
   }
 }

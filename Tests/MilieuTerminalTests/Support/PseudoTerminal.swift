@@ -20,7 +20,7 @@ struct PseudoTerminal: Sendable {
   }
 
   init(columns: Int = 0, rows: Int = 0) throws {
-    controller = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    controller = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard controller >= 0 else { throw SetupError(step: "open /dev/ptmx", code: errno) }
     // unlockpt() and ptsname() are not imported into Swift, so use their ioctls directly.
     var unlock: Int32 = 0
@@ -34,7 +34,7 @@ struct PseudoTerminal: Sendable {
       _ = Glibc.close(controller)
       throw SetupError(step: "unlock pseudo-terminal", code: code)
     }
-    terminal = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    terminal = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard terminal >= 0 else {
       let code = errno
       _ = Glibc.close(controller)
