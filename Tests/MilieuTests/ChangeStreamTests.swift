@@ -76,3 +76,28 @@ extension EnvironmentValues {
     return retries
   }
 }
+
+@Suite struct ChangeStreamSourceTests {
+  /// Two nodes on the observed path, written from the same line as their first update, each
+  /// make a change the stream reports: a change is a new write, wherever it was made.
+  @Test func writesFromOneLineToDifferentNodesAreEachReported() async {
+    let top = EnvironmentNode()
+    let middle = top.child()
+    let observed = middle.child()
+    var iterator = observed.changes(of: \.retries).makeAsyncIterator()
+    #expect(await iterator.next() == 3)
+    for (node, value) in [(top, 4), (middle, 5)] { node.set(\.retries, to: value) }
+    #expect(await iterator.next() == 4)
+    #expect(await iterator.next() == 5)
+  }
+
+  /// A write of the value the key already had is still a write: reported, as any other.
+  @Test func writingTheSameValueAgainIsReported() async {
+    let node = EnvironmentNode("node")
+    var iterator = node.changes(of: \.retries).makeAsyncIterator()
+    #expect(await iterator.next() == 3)
+    for _ in 0..<2 { node.set(\.retries, to: 4) }
+    #expect(await iterator.next() == 4)
+    #expect(await iterator.next() == 4)
+  }
+}

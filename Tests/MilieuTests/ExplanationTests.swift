@@ -169,3 +169,19 @@ extension EnvironmentValues {
     set { self[Self.liveDescription] = newValue }
   }
 }
+
+@Suite struct DeepTreeDescriptionTests {
+  /// The dump walks the tree iteratively: a chain 10,000 deep is drawn whole, without exhausting
+  /// the stack.
+  @Test func aTenThousandDeepChainIsDrawnWithoutExhaustingTheStack() {
+    let root = EnvironmentNode("deep")
+    var chain = [root]
+    for _ in 0..<10_000 { chain.append(chain[chain.count - 1].child()) }
+    let lines = root.treeDescription(maxDepth: 10_000).split(separator: "\n")
+    #expect(lines.count == 10_001)
+    #expect(lines.last?.hasSuffix("└─ an unnamed node") == true)
+    let limited = root.treeDescription(maxDepth: 2).split(separator: "\n")
+    #expect(limited.count == 4)
+    #expect(limited.last?.hasSuffix("└─ … 1 more below, past the depth limit") == true)
+  }
+}

@@ -210,3 +210,29 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     self.object = object
   }
 }
+
+extension EnvironmentValues {
+  static let savedValues = Entry(EnvironmentValues())
+  var savedValues: EnvironmentValues {
+    get { self[Self.savedValues] }
+    set { self[Self.savedValues] = newValue }
+  }
+}
+
+@Suite struct ValuesHoldNoNodeTests {
+  /// Values read from a node hold what the node sees, never the node: storing a child's values
+  /// in its parent makes no cycle, so both are freed with their last reference.
+  @Test func valuesStoredInAnAncestorDoNotKeepTheNodeTheyCameFrom() {
+    weak var weakParent: EnvironmentNode?
+    weak var weakChild: EnvironmentNode?
+    do {
+      let parent = EnvironmentNode("a")
+      let child = parent.child("c") { $0.retries = 3 }
+      parent.set(\.savedValues, to: child.values)
+      #expect(parent[\.savedValues].retries == 3)
+      (weakParent, weakChild) = (parent, child)
+    }
+    #expect(weakChild == nil, "the child outlived its last reference")
+    #expect(weakParent == nil, "the parent outlived its last reference")
+  }
+}

@@ -24,10 +24,11 @@ import Synchronization
 /// A property wrapper's storage is a `var`, so a `Sendable` class cannot hold one; use a struct
 /// or an actor, or keep `let retries = Environment(\.retries)` and read `retries.wrappedValue`.
 ///
-/// - Complexity: A read that follows no write to any node is one atomic load and one
-///   uncontended lock, whatever the depth of the node, and allocates nothing; for a value of one
-///   word of plain bits (`Int`, `Bool`, `Double`), three atomic loads and no lock, so threads
-///   reading one wrapper at once do not wait for each other.
+/// - Complexity: A read that follows no write to its node or the node's ancestors is one atomic
+///   load and one uncontended lock, whatever the depth of the node, and allocates nothing; for a
+///   value of one word of plain bits (`Int`, `Bool`, `Double`), three atomic loads and no lock,
+///   so threads reading one wrapper at once do not wait for each other. Writes anywhere else
+///   leave the cache alone.
 @propertyWrapper
 public struct Environment<Value: Sendable>: Sendable {
   @usableFromInline let reader: EnvironmentReader<Value>
@@ -67,7 +68,8 @@ public struct Environment<Value: Sendable>: Sendable {
   public var node: EnvironmentNode { reader.node }
 }
 
-/// The cache behind an ``Environment`` wrapper: the value and the generation it was read at.
+/// The cache behind an ``Environment`` wrapper: the value and the version of the node it was
+/// read at.
 ///
 /// The read path is inlinable so that it is specialized for `Value` in the caller: an
 /// unspecialized generic read spends most of its time looking up type metadata (the Read
@@ -109,10 +111,10 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
 
   @inlinable
   final func read() -> Value {
-    let current = EnvironmentGeneration.current
+    let current = node.lock.version
     if Self.isWord {
       let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
-      guard cache.generation.load(ordering: .acquiring) >= current else {
+      guard cache.version.load(ordering: .acquiring) >= current else {
         return refresh(at: current)
       }
       let bits = cache.bits.load(ordering: .relaxed)
@@ -120,31 +122,31 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
     }
     let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
     cacheLock.lock()
-    let cached = cache.generation >= current ? cache.value : nil
+    let cached = cache.version >= current ? cache.value : nil
     cacheLock.unlock()
     return cached ?? refresh(at: current)
   }
 
-  /// Reads the value from the node and caches it with the generation loaded before the read.
+  /// Reads the value from the node and caches it with the node's version loaded before the read.
   ///
   /// Inlinable, so that it too is specialized in the caller, but never inlined: the cached read
   /// that calls it stays small.
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
-    let fresh = project(node.values(at: current))
+    let fresh = project(node.values)
     cacheLock.lock()
     if Self.isWord {
       let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
-      if cache.generation.load(ordering: .relaxed) < current {
+      if cache.version.load(ordering: .relaxed) < current {
         var bits: UInt64 = 0
         withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: fresh, as: Value.self) }
         cache.bits.store(bits, ordering: .relaxed)
-        cache.generation.store(current, ordering: .releasing)
+        cache.version.store(current, ordering: .releasing)
       }
     } else {
       let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
-      if cache.generation < current {
-        cache.generation = current
+      if cache.version < current {
+        cache.version = current
         cache.value = fresh
       }
     }
@@ -155,13 +157,14 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
 
 /// The reader of a one-word value: see ``EnvironmentReader``.
 ///
-/// A read loads the generation with acquiring ordering, then the bits; a refresh, under the
-/// lock, stores the bits, then the generation with releasing ordering. So bits read after a
-/// fresh generation are that refresh's or a later one's, never older.
+/// A read loads the version with acquiring ordering, then the bits; a refresh, under the lock,
+/// stores the bits, then the version with releasing ordering. So bits read after a fresh
+/// version are that refresh's or a later one's, never older.
 @usableFromInline
 final class WordEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
-  /// The generation the cached bits were read at; 0 before the first read.
-  @usableFromInline let generation = Atomic<UInt64>(0)
+  /// The node's version the cached bits were read at; 0, which no node has, before the first
+  /// read.
+  @usableFromInline let version = Atomic<UInt64>(0)
   /// The cached value's bits.
   @usableFromInline let bits = Atomic<UInt64>(0)
 }
@@ -169,10 +172,10 @@ final class WordEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @u
 /// The reader of any other value: see ``EnvironmentReader``.
 @usableFromInline
 final class ValueEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
-  // @unchecked: `generation` and `value` are read and written only while `cacheLock` is held.
+  // @unchecked: `version` and `value` are read and written only while `cacheLock` is held.
   // The same lock makes the runtime's exclusivity checks redundant; they cost more than the
   // rest of a read (the Read benchmark spent half its time in swift_beginAccess), so they are
   // off for these two properties.
-  @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline var version: UInt64 = 0
   @exclusivity(unchecked) @usableFromInline var value: Value?
 }

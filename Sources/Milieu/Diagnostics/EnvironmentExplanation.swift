@@ -95,9 +95,8 @@ extension EnvironmentNode {
       var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
       var cursor: EnvironmentNode? = self
       while let node = cursor {
-        if let slot = node.withState({ $0.overrides(of: node).slot(for: read.identifier) }),
-          let origin = slot.origin
-        {
+        let slot = node.withLockedState { state, _ in state.overrides.slot(for: read.identifier) }
+        if let slot, let origin = slot.origin {
           candidates.append((Self.describe(slot.anyValue), .override(origin)))
         }
         cursor = node.parent

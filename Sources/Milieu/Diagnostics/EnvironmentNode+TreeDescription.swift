@@ -18,49 +18,68 @@ extension EnvironmentNode {
   ///   not drawn.
   /// - Returns: The drawing, one line per node and per override, without a trailing newline.
   public func treeDescription(maxDepth: Int = 32) -> String {
-    var lines: [String] = []
-    describeSubtree(into: &lines, prefix: "", childPrefix: "", depth: 0, maxDepth: maxDepth)
-    return lines.joined(separator: "\n")
+    // The tree is read under the walk's locks; the values are described after every lock is
+    // let go, since describing runs their `description`, code Milieu does not control.
+    var drawn: [DrawnNode] = []
+    var childPrefixes = [""]
+    withLockedState { state, _ in
+      drawn.append(
+        DrawnNode(
+          prefix: "", childPrefix: "", name: name, overrides: state.overrides.slots,
+          hasChildren: state.firstChild != nil, hidden: maxDepth > 0 ? 0 : state.childCount))
+      guard maxDepth > 0 else { return }
+      forEachDescendant(bumpingVersions: false) { node, state, depth in
+        let isLast = node.nextSibling == nil
+        let above = childPrefixes[depth - 1]
+        childPrefixes.removeSubrange(depth...)
+        childPrefixes.append(above + (isLast ? "   " : "│  "))
+        let descends = depth < maxDepth
+        drawn.append(
+          DrawnNode(
+            prefix: above + (isLast ? "└─ " : "├─ "), childPrefix: childPrefixes[depth],
+            name: node.name, overrides: state.overrides.slots,
+            hasChildren: state.firstChild != nil, hidden: descends ? 0 : state.childCount))
+        return descends
+      }
+    }
+    return drawn.flatMap(\.lines).joined(separator: "\n")
   }
 
-  /// Appends this node's lines, then its children's.
-  ///
-  /// The children are found under this node's lock and pinned before it is let go, as a
-  /// write's walk does: a child whose last reference goes meanwhile waits in its `deinit` until
-  /// the drawing is done with it. So no lock is held while values are described, which runs
-  /// their `description`, code Milieu does not control.
-  private func describeSubtree(
-    into lines: inout [String], prefix: String, childPrefix: String, depth: Int, maxDepth: Int
-  ) {
-    var children: [Unmanaged<EnvironmentNode>] = []
-    let overrides = withState { state in
-      Self.pinChildren(of: state, into: &children)
-      return state.overrides(of: self).slots
-    }
-    defer {
-      for child in children { child._withUnsafeGuaranteedRef { $0.unpin() } }
-    }
-    lines.append(prefix + Self.displayName(name))
-    let overridePrefix = childPrefix + (children.isEmpty ? "   " : "│  ")
-    let byWrite = overrides.sorted { ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0) }
-    for slot in byWrite {
-      let origin = slot.origin.map { "  (\($0.location))" } ?? ""
-      lines.append(overridePrefix + "\(slot.name) = \(Self.describe(slot.anyValue))\(origin)")
-    }
-    guard depth < maxDepth else {
-      if !children.isEmpty {
-        lines.append(childPrefix + "└─ … \(children.count) more below, past the depth limit")
+  /// One node of a tree dump, read under its lock and drawn after.
+  private struct DrawnNode {
+    var prefix: String
+    var childPrefix: String
+    var name: String?
+    var overrides: [Slot]
+    var hasChildren: Bool
+    /// Children past the depth limit, counted rather than drawn.
+    var hidden: Int
+
+    var lines: [String] {
+      var lines = [prefix + EnvironmentNode.displayName(name)]
+      let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
+      for slot in overrides.sorted(by: { ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0) }) {
+        let origin = slot.origin.map { "  (\($0.location))" } ?? ""
+        lines.append(
+          overridePrefix + "\(slot.name) = \(EnvironmentNode.describe(slot.anyValue))\(origin)")
       }
-      return
-    }
-    for (index, child) in children.enumerated() {
-      let isLast = index == children.count - 1
-      child._withUnsafeGuaranteedRef {
-        $0.describeSubtree(
-          into: &lines, prefix: childPrefix + (isLast ? "└─ " : "├─ "),
-          childPrefix: childPrefix + (isLast ? "   " : "│  "), depth: depth + 1,
-          maxDepth: maxDepth)
+      if hidden > 0 {
+        lines.append(childPrefix + "└─ … \(hidden) more below, past the depth limit")
       }
+      return lines
     }
+  }
+}
+
+extension EnvironmentNode.State {
+  /// How many children the node has; its lock must be held.
+  var childCount: Int {
+    var count = 0
+    var cursor = firstChild
+    while let child = cursor {
+      count += 1
+      cursor = child._withUnsafeGuaranteedRef { $0.nextSibling }
+    }
+    return count
   }
 }

@@ -10,10 +10,10 @@ import Synchronization
 /// into the caller, so the sanitizer sees them and learns the order; the mutex alone provides
 /// the exclusion. Outside the sanitizer they cost a plain load and store.
 ///
-/// Every module of Milieu uses it, so every lock in Milieu is checked the same way; it is public
-/// so that code from those modules that the compiler specializes in a client package can
-/// specialize the lock too. `withLock` is inlinable for the same reason: unspecialized, it spent
-/// a third of an alert's present-and-tap cycle looking up type metadata.
+/// Every module of Milieu uses it, so every lock in Milieu is checked the same way; it is
+/// `package`, shared by Milieu's modules and tests and by no client. `withLock` is inlinable so
+/// that it is specialized where it is used: unspecialized, it looked up type metadata on every
+/// call.
 ///
 /// ```swift
 /// final class Counter: Sendable {
@@ -21,14 +21,14 @@ import Synchronization
 ///   func increment() { count.withLock { $0 += 1 } }
 /// }
 /// ```
-public struct Lock<Value>: ~Copyable, Sendable {
+package struct Lock<Value>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let fence = Atomic<UInt8>(0)
 
   /// Creates a lock around an initial value.
   ///
   /// - Parameter initialValue: The value the lock guards.
-  public init(_ initialValue: consuming sending Value) {
+  package init(_ initialValue: consuming sending Value) {
     mutex = Mutex(initialValue)
   }
 
@@ -41,7 +41,7 @@ public struct Lock<Value>: ~Copyable, Sendable {
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
   @inlinable
-  public borrowing func withLock<Result, Failure: Error>(
+  package borrowing func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in

@@ -48,10 +48,11 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   private weak let node: EnvironmentNode?
   private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
   private let continuation: AsyncStream<Value>.Continuation
-  /// The origins of the keys last reported, `nil` before the first report. Held while the
-  /// value is read and yielded, so reports from concurrent writes arrive in order. Yielding
+  /// The slots the keys were last read from, `nil` before the first report. Every write makes
+  /// new slots, so a key whose slot is another object (or was freed) has changed. Held while
+  /// the value is read and yielded, so reports from concurrent writes arrive in order. Yielding
   /// only buffers the element and resumes a waiting task: no user code runs under the lock.
-  private let lastSources = Lock<[EnvironmentOrigin?]?>(nil)
+  private let lastSources = Lock<[SlotReference]?>(nil)
 
   init(
     node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable,
@@ -69,8 +70,8 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
       let recorder = AccessRecorder()
       probe.recorder = recorder
       let value = probe[keyPath: keyPath]
-      let sources = recorder.reads.map(\.origin)
-      guard last != sources else { return }
+      let sources = recorder.reads.map { SlotReference($0.slot) }
+      if let last, last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) }) { return }
       last = sources
       continuation.yield(value)
     }
@@ -78,6 +79,28 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
 
   func finish() {
     continuation.finish()
+  }
+}
+
+/// Which slot a key was read from, without keeping its value alive.
+struct SlotReference: @unchecked Sendable {
+  // @unchecked: a weak reference to an immutable, `Sendable` slot; only ever used under the
+  // observer's lock.
+  private weak var slot: Slot?
+  /// Whether the key was read from a slot at all, rather than as its default.
+  private let isSet: Bool
+
+  init(_ slot: Slot?) {
+    self.slot = slot
+    self.isSet = slot != nil
+  }
+
+  /// Whether both name the same slot, or both the default. A slot that has been freed since is
+  /// the same as no other.
+  func refersToSameSlot(as other: SlotReference) -> Bool {
+    guard isSet, other.isSet else { return isSet == other.isSet }
+    guard let slot, let otherSlot = other.slot else { return false }
+    return slot === otherSlot
   }
 }
 

@@ -27,35 +27,8 @@ public struct EnvironmentValues: Sendable {
   /// Values read through when `top` has none: what the node's ancestors provide, or, while a
   /// node's update runs, what the node sees, so that `top` holds exactly what the update wrote.
   @usableFromInline var base: SlotMap
-  /// A node holding one value itself, read before `top`; see ``OverrideNode``.
-  @usableFromInline var inline: OverrideNode?
-  /// What these values are being used for, besides holding values.
-  @usableFromInline var purpose: Purpose = .values
-
-  /// What ``EnvironmentValues`` are being used for.
-  ///
-  /// One reference wide: the cases without a payload take values a reference never has, so
-  /// the values stay four words, which the compiler passes in registers.
-  @usableFromInline
-  enum Purpose: Sendable {
-    /// Plain values.
-    case values
-    /// The values a `child` closure writes to: its first write may make the child's node,
-    /// held in `inline` (see ``OverrideNode``).
-    case configuringChild
-    /// Values that record which keys a key path reads.
-    case recording(AccessRecorder)
-  }
-
   /// Set only while Milieu records which keys a key path reads.
-  @inlinable
-  var recorder: AccessRecorder? {
-    get {
-      if case .recording(let recorder) = purpose { return recorder }
-      return nil
-    }
-    set { purpose = newValue.map(Purpose.recording) ?? .values }
-  }
+  @usableFromInline var recorder: AccessRecorder?
 
   /// Creates values in which every key reads as its default.
   ///
@@ -68,14 +41,9 @@ public struct EnvironmentValues: Sendable {
     base = .empty
   }
 
-  init(
-    top: SlotMap, base: SlotMap = .empty, inline: OverrideNode? = nil,
-    purpose: Purpose = .values
-  ) {
+  init(top: SlotMap, base: SlotMap = .empty) {
     self.top = top
     self.base = base
-    self.inline = inline
-    self.purpose = purpose
   }
 
   /// Reads or writes the value of an ``Entry``.
@@ -131,10 +99,9 @@ public struct EnvironmentValues: Sendable {
     }
   }
 
-  /// Where the value a read finds for a key was set.
-  func origin(for key: ObjectIdentifier) -> EnvironmentOrigin? {
-    if let inline, inline.key == key { return inline.origin }
-    return (top.slot(for: key) ?? base.slot(for: key))?.origin
+  /// The slot a read finds for a key.
+  func slot(for key: ObjectIdentifier) -> Slot? {
+    top.slot(for: key) ?? base.slot(for: key)
   }
 
   /// The value stored for a key, whose values are of type `Value`.
@@ -143,13 +110,6 @@ public struct EnvironmentValues: Sendable {
   /// read returns. That saves two atomic operations on every read.
   @inlinable
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
-    if let inline = inline.map(Unmanaged.passUnretained),
-      inline._withUnsafeGuaranteedRef({ $0.key == key })
-    {
-      return inline._withUnsafeGuaranteedRef {
-        unsafeDowncast($0, to: TypedOverrideNode<Value>.self).value
-      }
-    }
     guard let slot = top.unretainedSlot(for: key) ?? base.unretainedSlot(for: key) else {
       return nil
     }
@@ -157,40 +117,21 @@ public struct EnvironmentValues: Sendable {
   }
 
   /// The values as one map, for reading through.
-  var flattened: SlotMap { written(over: base) }
-
-  /// `map` with what was written to these values stored over it: `top`, and the value a node
-  /// holds.
-  func written(over map: SlotMap) -> SlotMap {
-    var written = map.merging(top)
-    if let inline { written.insert(inline.slot) }
-    return written
-  }
+  var flattened: SlotMap { base.merging(top) }
 
   /// Stores a value written to these values.
   ///
-  /// In a `child` closure, the first value of plain data (no references, nothing to free:
-  /// see `_isPOD`) is held by the node it makes, the child; see ``OverrideNode``. Only plain
-  /// data, because a node holds its value until it is freed, even after a write replaced it:
-  /// a reference held there would keep its object alive past the replacement.
-  ///
-  /// Inlinable, so that the slot, or the node, is made with the value's type known: no generic
-  /// metadata is looked up at run time, and the test of `_isPOD` is a constant.
+  /// Inlinable, so that the slot is made with the value's type known: no generic metadata is
+  /// looked up at run time.
   @inlinable
   mutating func store<Value: Sendable>(
     _ value: Value, key: ObjectIdentifier, name: SlotName, anchor: (any AnyObject & Sendable)?
   ) {
-    if case .configuringChild = purpose, _isPOD(Value.self), inline?.takesWrite(of: key) ?? true {
-      self.inline = TypedOverrideNode(value, key: key, name: name, anchor: anchor)
-    } else {
-      store(TypedSlot(value, key: key, name: name, anchor: anchor))
-    }
+    store(TypedSlot(value, key: key, name: name, anchor: anchor))
   }
 
   @usableFromInline
   mutating func store(_ slot: consuming Slot) {
-    // A node's value would be read before the slot: the slot replaces it.
-    if let inline, inline.key == slot.key { self.inline = nil }
     top.insert(slot)
   }
 }
@@ -201,10 +142,11 @@ public struct EnvironmentValues: Sendable {
 /// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it.
 @usableFromInline
 final class AccessRecorder: Sendable {
-  struct Read: Sendable, Equatable {
+  struct Read: Sendable {
     var identifier: ObjectIdentifier
     var name: String
-    var origin: EnvironmentOrigin?
+    /// The slot the read found, or `nil` for the key's default.
+    var slot: Slot?
   }
 
   private let state = Lock<[Read]>([])
@@ -213,7 +155,7 @@ final class AccessRecorder: Sendable {
 
   @usableFromInline
   func recordRead(of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues) {
-    let read = Read(identifier: key, name: name.description, origin: values.origin(for: key))
+    let read = Read(identifier: key, name: name.description, slot: values.slot(for: key))
     state.withLock { $0.append(read) }
   }
 }

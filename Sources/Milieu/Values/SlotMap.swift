@@ -115,9 +115,8 @@ enum SlotName: @unchecked Sendable, CustomStringConvertible {
 /// usually have.
 ///
 /// An empty map is `nil` and a map of one slot is the slot itself, so a node with one override
-/// in a slot allocates nothing but the slot (and a child whose one override is plain data not
-/// even that: see ``OverrideNode``). Larger maps share a ``SlotTable`` between copies and copy
-/// it on the first write to a shared one. The map is one reference.
+/// allocates nothing but the slot. Larger maps share a ``SlotTable`` between copies and copy it
+/// on the first write to a shared one. The map is one reference.
 @usableFromInline
 struct SlotMap: Sendable {
   @usableFromInline var storage: SlotStorage?
