@@ -77,9 +77,26 @@ extension EnvironmentNode {
   /// node's version is read, under its lock, before anything above it is; each cache is filled
   /// only if that version still holds, so no write that reached a node in between is hidden
   /// behind an older snapshot. If one did, this returns early, and the caller tries again.
-  ///
-  /// Iterative, so that 10,000 nested nodes with overrides do not exhaust a thread's stack.
   func resolve() {
+    // The usual case, one step: where the node's values come from is resolved.
+    let (above, version) = withLockedState { state, version in (state.above, version) }
+    var retired: EnvironmentSnapshot?
+    let view =
+      above?._withUnsafeGuaranteedRef { node in
+        node.withLockedState { state, _ in state.snapshot(of: node, retiring: &retired) }
+      } ?? (above == nil ? .nothing : nil)
+    if let view {
+      withLockedState { state, current in
+        if current == version, state.cache == nil { state.cache = view }
+      }
+    } else {
+      resolveThroughStaleSources()
+    }
+  }
+
+  /// `resolve()` when the node's source is stale too. Iterative, so that 10,000 nested nodes
+  /// with overrides, all stale, do not exhaust a thread's stack.
+  private func resolveThroughStaleSources() {
     var pending: [(node: EnvironmentNode, version: UInt64)] = []
     var view = EnvironmentSnapshot.nothing
     var cursor: EnvironmentNode? = self
@@ -121,27 +138,27 @@ extension EnvironmentNode {
   /// resolves its awaiters) must not run under a node's lock.
   func write(_ change: (inout SlotMap, _ serial: UInt64) -> Bool) {
     var retired: [EnvironmentSnapshot] = []
-    var replaced = SlotMap.empty
     // The nodes whose change streams may see the write, listed only while some stream exists.
     var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
     let version = lock.lock()
-    let before = state.overrides
+    let replaced = state.overrides
     guard change(&state.overrides, version + 1) else {
       lock.unlock()
       return
     }
-    replaced = before
-    if let cache = state.cache.take() { retired.append(cache) }
-    let oldSource = before.isEmpty ? state.above : .passUnretained(self)
-    let newSource = state.source(for: self)
-    forEachDescendant(bumpingVersions: true) { node, state, _ in
-      if let cache = state.cache.take() { retired.append(cache) }
-      if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
-      listed?.append(ObjectIdentifier(node))
-      return true
+    let cache = state.cache.take()
+    if state.firstChild != nil {
+      let oldSource = replaced.isEmpty ? state.above : .passUnretained(self)
+      let newSource = state.source(for: self)
+      forEachDescendant(bumpingVersions: true) { node, state, _ in
+        if let cache = state.cache.take() { retired.append(cache) }
+        if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
+        listed?.append(ObjectIdentifier(node))
+        return true
+      }
     }
     lock.unlock(bumping: true)
-    withExtendedLifetime((replaced, retired)) {}
+    withExtendedLifetime((replaced, cache, retired)) {}
     if let listed { ChangeObservers.refresh(observersOf: listed) }
   }
 }

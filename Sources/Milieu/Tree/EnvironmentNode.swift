@@ -162,6 +162,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   ///   - value: The new value.
   ///   - fileID: The file recorded as the override's origin; leave the default.
   ///   - line: The line recorded as the override's origin; leave the default.
+  @inlinable
   public func set<Value: Sendable>(
     _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
     fileID: String = #fileID, line: UInt = #line
