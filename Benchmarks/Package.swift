@@ -38,16 +38,20 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
-    // A model node that does only what Milieu's API shape requires: the Scope suite's floor.
-    .target(name: "ScopeFloor"),
+    // Cases counted in instructions under callgrind by `instructions.sh`.
+    .executableTarget(
+      name: "InstructionCounts",
+      dependencies: [.product(name: "Milieu", package: "Milieu")]
+    ),
     // The heap's bytes in use, which Swift's C library modules do not expose.
     .target(name: "CHeapStatistics"),
     benchmarkTarget("ReadBenchmarks"),
-    benchmarkTarget("ScopeBenchmarks", extraDependencies: ["ScopeFloor"]),
+    benchmarkTarget("ScopeBenchmarks"),
     benchmarkTarget("BuildBenchmarks", extraDependencies: ["CHeapStatistics"]),
     benchmarkTarget(
       "AlertBenchmarks", extraDependencies: [.product(name: "MilieuAlerts", package: "Milieu")]),
     benchmarkTarget("PropagationBenchmarks"),
+    benchmarkTarget("ServerBenchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -46,15 +46,6 @@ func registerScopes() {
     }
   }
 
-  Benchmark(
-    "Scope: the floor, a model node with Milieu's API shape, then a read",
-    configuration: scopeConfiguration()
-  ) { benchmark in
-    for iteration in benchmark.scaledIterations {
-      blackHole(ScopeCase.floorThenRead(retries: iteration))
-    }
-  }
-
   Benchmark("Scope: TaskLocal withValue, then a read", configuration: scopeConfiguration()) {
     benchmark in
     for iteration in benchmark.scaledIterations {
@@ -81,14 +72,6 @@ func registerARCCounts() {
   ) { benchmark in
     for iteration in benchmark.scaledIterations {
       blackHole(ScopeCase.withDependenciesThenRead(retries: iteration))
-    }
-  }
-  Benchmark(
-    "ARC: Scope: the floor, a model node with Milieu's API shape, then a read",
-    configuration: configuration
-  ) { benchmark in
-    for iteration in benchmark.scaledIterations {
-      blackHole(ScopeCase.floorThenRead(retries: iteration))
     }
   }
   Benchmark("ARC: Scope: TaskLocal withValue, then a read", configuration: configuration) {

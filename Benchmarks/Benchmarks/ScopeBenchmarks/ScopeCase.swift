@@ -1,7 +1,6 @@
 import BenchmarkSupport
 import Dependencies
 import Milieu
-import ScopeFloor
 
 /// One scope of each kind: open it with `retries` overridden, read the value, close it.
 ///
@@ -32,12 +31,6 @@ enum ScopeCase {
     }
   }
 
-  /// The same scope on ``FloorNode``: a model that does only what Milieu's API shape requires.
-  static func floorThenRead(retries: Int) -> Int {
-    let child = FloorNode.root.child { $0.retries = retries }
-    return child[\.retries]
-  }
-
   /// The language's own scope: a task-local value bound for a closure and read inside it.
   static func taskLocalThenRead(retries: Int) -> Int {
     $retries.withValue(retries) { Self.retries }
@@ -47,12 +40,4 @@ enum ScopeCase {
 /// A component that reads the value the current node sees.
 struct EnvironmentReading {
   @Environment(\.retries) var retries
-}
-
-extension FloorValues {
-  static let retries = FloorKey(3)
-  var retries: Int {
-    get { self[Self.retries] }
-    set { self[Self.retries] = newValue }
-  }
 }

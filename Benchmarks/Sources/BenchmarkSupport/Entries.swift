@@ -61,3 +61,78 @@ public enum RetriesDependencyKey: DependencyKey {
   /// The value read outside any `withDependencies` override.
   public static let liveValue = 3
 }
+
+// What a server's request carries (the user and the request's identifier, set per request) and
+// what its app shares (the region), for the server-shaped cases.
+extension EnvironmentValues {
+  /// The authenticated user of a request.
+  public static let user = Entry("anonymous")
+  /// The authenticated user, read through ``user``.
+  public var user: String {
+    get { self[Self.user] }
+    set { self[Self.user] = newValue }
+  }
+
+  /// The request's identifier.
+  public static let requestID = Entry(0)
+  /// The request's identifier, read through ``requestID``.
+  public var requestID: Int {
+    get { self[Self.requestID] }
+    set { self[Self.requestID] = newValue }
+  }
+
+  /// The region the app serves.
+  public static let region = Entry("eu-west")
+  /// The region, read through ``region``.
+  public var region: String {
+    get { self[Self.region] }
+    set { self[Self.region] = newValue }
+  }
+}
+
+extension DependencyValues {
+  /// The swift-dependencies counterpart of ``Milieu/EnvironmentValues/user``.
+  public var user: String {
+    get { self[UserDependencyKey.self] }
+    set { self[UserDependencyKey.self] = newValue }
+  }
+  /// The swift-dependencies counterpart of ``Milieu/EnvironmentValues/requestID``.
+  public var requestID: Int {
+    get { self[RequestIDDependencyKey.self] }
+    set { self[RequestIDDependencyKey.self] = newValue }
+  }
+  /// The swift-dependencies counterpart of ``Milieu/EnvironmentValues/region``.
+  public var region: String {
+    get { self[RegionDependencyKey.self] }
+    set { self[RegionDependencyKey.self] = newValue }
+  }
+  /// The swift-dependencies counterpart of ``Milieu/EnvironmentValues/greeter``.
+  public var greeter: Greeter {
+    get { self[GreeterDependencyKey.self] }
+    set { self[GreeterDependencyKey.self] = newValue }
+  }
+}
+
+/// The key behind ``Dependencies/DependencyValues/user``.
+public enum UserDependencyKey: DependencyKey {
+  /// Nobody, outside a request.
+  public static let liveValue = "anonymous"
+}
+
+/// The key behind ``Dependencies/DependencyValues/requestID``.
+public enum RequestIDDependencyKey: DependencyKey {
+  /// No request.
+  public static let liveValue = 0
+}
+
+/// The key behind ``Dependencies/DependencyValues/region``.
+public enum RegionDependencyKey: DependencyKey {
+  /// The region the app serves.
+  public static let liveValue = "eu-west"
+}
+
+/// The key behind ``Dependencies/DependencyValues/greeter``.
+public enum GreeterDependencyKey: DependencyKey {
+  /// The app's greeter.
+  public static let liveValue = Greeter("Hi there")
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Counts the instructions of the cases too short, or too mixed with a write, for a clock, and
+# prints them beside their anchors and targets. Instruction counts repeat exactly for the same
+# binary and input, whatever else the machine is doing.
+#
+# Usage (from anywhere; needs valgrind):
+#   Benchmarks/instructions.sh
+#
+# Each case runs under callgrind at two iteration counts; the difference of the totals divided
+# by the difference of the counts is one iteration, without the process's start or the
+# fixtures. A read after a write is the write followed by the read, less the write alone.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+swift build -c release --product InstructionCounts >&2
+# Stripped: valgrind gives up on the debug information the Swift compiler writes.
+binary=$(swift build -c release --show-bin-path)/InstructionCounts.stripped
+strip --strip-debug -o "$binary" "${binary%.stripped}"
+
+# per_iteration CASE: the instructions of one iteration of CASE.
+per_iteration() {
+  local low=200 high=1200 totals=()
+  for count in $low $high; do
+    totals+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$count" \
+      2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')")
+  done
+  echo $(((totals[1] - totals[0]) / (high - low)))
+}
+
+declare -A counts
+for name in "stored read" "unrelated set" "unrelated set, read at depth 1,000" \
+  "ancestor set, depth 10" "ancestor set, read at depth 10" \
+  "ancestor set, depth 1,000" "ancestor set, read at depth 1,000" \
+  "child with one override, read" "TaskLocal withValue, read"; do
+  counts[$name]=$(per_iteration "$name")
+  printf '  %-40s %8d instructions\n' "$name" "${counts[$name]}" >&2
+done
+
+w1=$((counts["unrelated set, read at depth 1,000"] - counts["unrelated set"]))
+w2_10=$((counts["ancestor set, read at depth 10"] - counts["ancestor set, depth 10"]))
+w2_1000=$((counts["ancestor set, read at depth 1,000"] - counts["ancestor set, depth 1,000"]))
+stored=${counts["stored read"]}
+scope=${counts["child with one override, read"]}
+tasklocal=${counts["TaskLocal withValue, read"]}
+
+row() { # CASE VALUE ANCHOR-NAME ANCHOR-VALUE TARGET-RATIO
+  local ratio
+  ratio=$(python3 -c "print(f'{$2 / $4:.2f}')")
+  local verdict
+  verdict=$(python3 -c "print('met' if $2 / $4 <= $5 else 'NOT MET')")
+  printf '| %s | %d | %s, %d | %s× | ≤ %s× | %s |\n' "$1" "$2" "$3" "$4" "$ratio" "$5" "$verdict"
+}
+echo
+echo "| case (instructions) | count | anchor | ratio | target | |"
+echo "|---|---:|---|---:|---:|---|"
+row "W1: read at depth 1,000 after a set on an unrelated node" "$w1" "stored property read" \
+  "$stored" 5
+row "W2: read at depth 1,000 after a set at its ancestor" "$w2_1000" "the same at depth 10" \
+  "$w2_10" 2
+row "Scope: child with one override, then a read" "$scope" "TaskLocal withValue, read" \
+  "$tasklocal" 3
