@@ -42,12 +42,10 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    // Inlinable, so that the reader's type is specialized in the caller (unspecialized, making
-    // a wrapper looked up the reader's metadata every time), and so that the key path written
-    // at the call site becomes a direct call to its getter inside the closure: applied through
-    // the runtime, it cost a fifth of a scope that makes a node current and reads it in a new
-    // service. The optimizer does that only for a closure handed to a single call, hence one
-    // `init` on a chosen class rather than one per class.
+    // Inlinable, so that the reader's type is specialized in the caller, and so that the key
+    // path written at the call site becomes a direct call to its getter inside the closure
+    // rather than being applied through the runtime. The optimizer does that only for a closure
+    // handed to a single call, hence one `init` on a chosen class rather than one per class.
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
@@ -72,22 +70,21 @@ public struct Environment<Value: Sendable>: Sendable {
 /// read at.
 ///
 /// The read path is inlinable so that it is specialized for `Value` in the caller: an
-/// unspecialized generic read spends most of its time looking up type metadata (the Read
-/// benchmark measured 390 ns per read before, against a 2 ns stored-property floor).
+/// unspecialized generic read spends most of its time looking up type metadata.
 ///
 /// A reader is one of two subclasses, chosen by `Value` when the wrapper is made:
 ///
 /// - ``WordEnvironmentReader``, for a value that is plain bits in one word (an `Int`, a `Bool`, a
 ///   `Double`, a small enum without payloads): cached in two atomics and read without a lock. A
-///   lock is a write to memory every reader shares, and threads reading one wrapper at once then
-///   took turns for its cache line (two threads read at 0.41× the throughput of one in the Read
-///   benchmark).
+///   lock is a write to memory every reader shares, and threads reading one wrapper at once would
+///   take turns for its cache line.
 /// - ``ValueEnvironmentReader``, for any other value: cached in an optional guarded by a
 ///   ``SpinLock``, whose critical section is a comparison and a copy.
 ///
 /// Two classes rather than one with both caches, because a class that stores a `Value?` looks
-/// up the metadata of `Optional<Value>` in the runtime's cache each time it is freed: a third
-/// of what freeing a reader cost, and a word reader never uses the optional.
+/// up the metadata of `Optional<Value>` in the runtime's cache each time it is freed, and a word
+/// reader never uses the optional. See "How Milieu stays fresh and frees memory" for when a
+/// cached value is still fresh.
 @usableFromInline
 class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @usableFromInline final let node: EnvironmentNode
