@@ -93,6 +93,8 @@ compare(SETS, "Server: request, values given at creation", "≤ 1.3×", 1.3)
 compare(SETS, "Server: request, withDependencies (swift-dependencies)", "≤ 0.25×", 0.25)
 threads("Server: 10,000 requests with two sets, on two threads",
         "Server: 10,000 requests with two sets, on one thread", "≥ 1.7× the throughput", 1.7)
+threads("Server: 10,000 requests with two sets, on two threads, an app each",
+        "Server: 10,000 requests with two sets, on one thread", "control: sharing nothing", 0)
 compare("Scope: child node with one override, withCurrent, then an @Environment read",
         "Scope: withDependencies override, then a @Dependency read", "≤ 0.4×", 0.4)
 compare("Write: set on a node above 100,000 descendants",

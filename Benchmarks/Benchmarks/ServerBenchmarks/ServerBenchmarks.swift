@@ -49,6 +49,17 @@ let benchmarks: @Sendable () -> Void = {
       }
     }
   }
+  // The control: the same two threads, each with an app node of its own, share nothing. It
+  // shows how much of two cores the machine gives at the moment.
+  let apps = [ServerApp(), ServerApp()]
+  Benchmark(
+    "Server: 10,000 requests with two sets, on two threads, an app each",
+    configuration: threaded
+  ) { benchmark in
+    ThreadWork.run(benchmark, threads: 2) { thread in
+      for request in 0..<5_000 { blackHole(apps[thread].handleSettingValues(request)) }
+    }
+  }
 }
 
 /// The app: a node holding what every request shares, and the users requests come from.

@@ -131,7 +131,8 @@ extension EnvironmentNode {
   /// Changes the node's overrides and stales every cache in its subtree.
   ///
   /// `change` gets the overrides and the serial number of this write, and says whether it
-  /// changed anything. The node's lock is held from the change to the end of the walk below
+  /// changed anything. The node keeps the snapshot it inherits, which its own write cannot
+  /// change; its own snapshot, and every cache below it, is dropped. The node's lock is held from the change to the end of the walk below
   /// it, and each descendant's while the walk is under it, so a reader that finds a version
   /// unchanged saw nothing of the write, and one that finds it bumped sees all of it. What the
   /// write replaces is released after every lock is let go: a value's deinit (an alert host's
@@ -146,7 +147,9 @@ extension EnvironmentNode {
       lock.unlock()
       return
     }
-    let cache = state.cache.take()
+    // What the node sees from above does not change with its own overrides: only a snapshot of
+    // its own values goes stale.
+    let cache = state.cache?.owner == ObjectIdentifier(self) ? state.cache.take() : nil
     if state.firstChild != nil {
       let oldSource = replaced.isEmpty ? state.above : .passUnretained(self)
       let newSource = state.source(for: self)
