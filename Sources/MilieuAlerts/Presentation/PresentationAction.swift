@@ -83,7 +83,9 @@ package struct PresentationAction<Item: Presentable>: Sendable {
 
   package func ask(_ item: Item) async -> Outcome {
     await PresentationHost<Item>.awaitOutcome(of: item) { resolution in
-      inNode { deliver(item, resolution) }
+      PresentationAsking.$isAsking.withValue(true) {
+        inNode { deliver(item, resolution) }
+      }
     } withdraw: {
       withdraw(item.id)
     }
@@ -104,3 +106,10 @@ protocol CallSiteProviding {
 }
 
 extension AlertData: CallSiteProviding {}
+
+/// Whether the item being delivered is awaited by the task that shows it (`ask`), rather than
+/// shown and forgotten: a test recorder that started the task by a tap can then stop waiting
+/// for the task, which waits on the test.
+package enum PresentationAsking {
+  @TaskLocal package static var isAsking = false
+}
