@@ -238,7 +238,8 @@ import Testing
     let story = await storyOf(7, from: &events)
     #expect(
       story == [
-        "enqueued 1", "presented 1", "enqueued 2", "dropped 3: the queue is full (limit 1)",
+        "enqueued 1", "presented 1", "enqueued 2",
+        "dropped 3: the queue is full, with a limit of 1",
         "1 tapped Go", "presented 2", "dismissed 2",
       ])
   }

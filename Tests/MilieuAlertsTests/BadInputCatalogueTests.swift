@@ -29,7 +29,7 @@ import Testing
 
     #expect(
       issues.all.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"at most one cancel button\": "
+        "an alert breaks the rule \"at most one cancel button\": "
           + "buttons \"No\", \"Never\" all have the cancel role; only the first keeps it, the "
           + "others are shown as default buttons. Fix: give the cancel role to one button only."
       ])
@@ -76,7 +76,7 @@ import Testing
     #expect(
       issues.map(\.message)
         == [2, 3].map { number in
-          "an alert made at \(Self.site(line)) breaks the rule \"distinct button titles\": two "
+          "an alert breaks the rule \"distinct button titles\": two "
             + "buttons are titled \"Same\"; the later one is shown as \"Same (\(number))\" so each "
             + "can be told apart and tapped by title. Fix: give each button its own title."
         })
@@ -105,7 +105,7 @@ import Testing
     #expect(alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel])
     #expect(
       issues.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"a title or a message\": the "
+        "an alert breaks the rule \"a title or a message\": the "
           + "alert has an empty title and no message; it is shown titled \"Alert\". Fix: pass a "
           + "title that says what happened."
       ])
@@ -128,7 +128,7 @@ import Testing
     #expect(
       Array(issues.map(\.message).dropFirst())
         == [1, 2, 3].map { number in
-          "an alert made at \(Self.site(line)) breaks the rule \"every button has a title\": "
+          "an alert breaks the rule \"every button has a title\": "
             + "button \(number) has an empty title; it is shown as \"Button \(number)\". Fix: give "
             + "every button a title that names its action."
         })
@@ -143,16 +143,15 @@ import Testing
 
   @Test func aOneMegabyteTitleAndMessage() {
     let megabyte = String(repeating: "x", count: 1_000_000)
-    let line = #line + 1
     let (alert, issues) = Self.make { AlertData(title: megabyte, message: megabyte) }
     #expect(alert.title.count == 1_000 && alert.title.hasSuffix("x…"))
     #expect(alert.message?.count == 20_000 && alert.message?.hasSuffix("x…") == true)
     #expect(
       issues.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the title "
+        "an alert breaks the rule \"a reasonable length\": the title "
           + "has 1000000 characters; it is cut to 1000. Fix: keep the title short and put "
           + "details in the message.",
-        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the "
+        "an alert breaks the rule \"a reasonable length\": the "
           + "message has 1000000 characters; it is cut to 20000. Fix: show long text somewhere "
           + "other than an alert.",
       ])
