@@ -79,7 +79,7 @@ import Testing
     let host = try #require(nodes.hosted[\.alertHost])
     await eventually("the alert is shown") { host.current != nil }
     let alert = try #require(host.current)
-    try await host.tap(alert.buttons[0], of: alert)
+    try await host.tapAndWait(alert.buttons[0], of: alert)
     #expect(await answer.value.tappedButton?.title == "OK")
     #expect(nodes.bareIssues.all.isEmpty && nodes.hostedIssues.all.isEmpty)
   }

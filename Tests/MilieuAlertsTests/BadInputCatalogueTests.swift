@@ -39,7 +39,7 @@ import Testing
     let alert = try #require(host.current)
     #expect(alert.buttons.map(\.role) == [.cancel, .default])
     #expect(alert.diagnostics.map(\.rule) == [.oneCancelButton])
-    try await host.dismiss(alert)
+    try await host.dismissAndWait(alert)
     #expect(runs.count == 1)
   }
 
@@ -62,7 +62,7 @@ import Testing
       issues.all.first?.message.contains("breaks the rule \"at most one cancel button\"") == true)
     let alert = try #require(host.current)
     #expect(alert.buttons.map(\.role) == [.cancel, .default])
-    try await host.dismiss(alert)
+    try await host.dismissAndWait(alert)
     #expect(sent.withLock { $0 } == [.no])
   }
 
@@ -86,7 +86,7 @@ import Testing
     let outcome = Outcomes()
     host.show(alert) { outcome.append($0) }
     let second = try #require(alert.button(titled: "Same (2)"))
-    try await host.tap(second, of: alert)
+    try await host.tapAndWait(second, of: alert)
     #expect(outcome.all.map(\.tappedButton?.index) == [1])
   }
 
@@ -193,12 +193,12 @@ import Testing
     let outcomes = Outcomes()
     host.show(first) { outcomes.append($0) }
     host.show(second)
-    try await host.tap(first.buttons[0], of: first)
+    try await host.tapAndWait(first.buttons[0], of: first)
 
     await #expect(
       throws: PresentationError.notCurrent(first.id, title: "First", current: second.id)
     ) {
-      try await host.tap(first.buttons[0], of: first)
+      try await host.tapAndWait(first.buttons[0], of: first)
     }
     let error = PresentationError.notCurrent(first.id, title: "First", current: second.id)
     #expect(

@@ -237,7 +237,8 @@ extension EnvironmentValues {
 
   static let alertHost = Entry<AlertHost?>(nil)
 
-  /// The nearest ``AlertHost`` installed above the node, if any.
+  /// The nearest ``AlertHost`` installed on the node or above it, if any; read it as
+  /// `node.alertHost` (or `node[\.alertHost]`).
   ///
   /// ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` sets it together
   /// with ``showAlert``; the node keeps the host alive.

@@ -98,7 +98,8 @@ extension EnvironmentValues {
 
   static let toastHost = Entry<ToastHost?>(nil)
 
-  /// The nearest ``ToastHost`` installed above the node, if any.
+  /// The nearest ``ToastHost`` installed on the node or above it, if any; read it as
+  /// `node.toastHost` (or `node[\.toastHost]`).
   public var toastHost: ToastHost? {
     get { self[Self.toastHost] }
     set { self[Self.toastHost] = newValue }

@@ -35,6 +35,12 @@ public final class AlertRecorder: Sendable {
   public let callSite: CallSite
 
   private let state = Lock(State())
+  private let installation = Lock(Installation())
+
+  /// Where a scope or a node installed the recorder; weak, since the node holds the recorder.
+  private struct Installation: Sendable {
+    weak var node: EnvironmentNode?
+  }
 
   private struct State: Sendable {
     var records: [Record] = []
@@ -73,7 +79,7 @@ public final class AlertRecorder: Sendable {
   ///
   /// ```swift
   /// let recorder = AlertRecorder(exhaustive: false)
-  /// let node = EnvironmentNode("test") { $0.showAlert = recorder.action }
+  /// let node = EnvironmentNode("test").child { $0.showAlert = recorder.action }
   /// ```
   ///
   /// - Parameters:
@@ -123,6 +129,27 @@ public final class AlertRecorder: Sendable {
       } withdraw: { [host] id in
         host.withdraw(id)
       })
+  }
+
+  /// The node the recorder is installed on, while it exists: the node
+  /// ``withAlertRecorder(exhaustive:fileID:filePath:line:column:isolation:_:)`` makes for its
+  /// body, or the node of `EnvironmentNode.installAlertRecorder()`; `nil` for a recorder made
+  /// with ``init(exhaustive:policy:fileID:filePath:line:column:)`` and not installed.
+  ///
+  /// Install more beside the recorder there, such as a toast host:
+  ///
+  /// ```swift
+  /// try withAlertRecorder { alerts in
+  ///   let toasts = try #require(alerts.node).installToastHost(clock: TestClock())
+  ///   Exporter().export()
+  ///   #expect(toasts.current?.message == "Exported 12 notes")
+  /// }
+  /// ```
+  public var node: EnvironmentNode? { installation.withLock { $0.node } }
+
+  /// Remembers the node the recorder is installed on.
+  func install(on node: EnvironmentNode) {
+    installation.withLock { $0.node = node }
   }
 
   // MARK: Inspecting
@@ -248,7 +275,7 @@ public final class AlertRecorder: Sendable {
     }
     let button = try Self.button(titled: title, in: alert)
     try await answer(request) { [host] () async throws(PresentationError) in
-      try await host.tap(button, of: alert)
+      try await host.tapAndWait(button, of: alert)
     }
   }
 
@@ -261,7 +288,7 @@ public final class AlertRecorder: Sendable {
       throw .noAlert(request: "dismiss()", shownSoFar: shownTitles)
     }
     try await answer("dismiss()") { [host] () async throws(PresentationError) in
-      try await host.dismiss(alert)
+      try await host.dismissAndWait(alert)
     }
   }
 
