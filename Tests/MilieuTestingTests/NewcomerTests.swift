@@ -56,3 +56,21 @@ import Testing
     #expect(host.current == nil)
   }
 }
+
+/// A failure says where it happened once: the test runner shows its location already.
+@Suite struct FailureMessageTests {
+  @Test func failuresDoNotRepeatTheirLocation() {
+    withKnownIssue {
+      withTestEnvironment(.set(\.showAlert, .unimplemented)) {
+        EnvironmentNode.current[\.showAlert](title: "Unexpected")
+      }
+      withAlertRecorder { _ in
+        EnvironmentNode.current[\.showAlert](title: "Unchecked")
+      }
+    } matching: { issue in
+      guard let location = issue.sourceLocation else { return false }
+      let text = issue.comments.map(\.rawValue).joined()
+      return !text.contains("\(location.fileID):\(location.line)")
+    }
+  }
+}

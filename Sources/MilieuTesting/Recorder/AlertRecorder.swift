@@ -324,7 +324,7 @@ public final class AlertRecorder: Sendable {
     guard isExhaustive, !unchecked.isEmpty else { return }
     let list = unchecked.map { "  - \"\($0.title)\" shown at \($0.callSite)" }
     TestRunnerReporter.fail(
-      "The alert recorder created at \(callSite) saw \(unchecked.count) alert"
+      "This alert recorder saw \(unchecked.count) alert"
         + (unchecked.count == 1 ? "" : "s")
         + " that the test never checked or answered:\n" + list.joined(separator: "\n")
         + "\nCheck them (alerts, current, next()), answer them (tap, dismiss), "
@@ -435,8 +435,8 @@ public final class AlertRecorder: Sendable {
 
   private func reportLate(_ alert: AlertData) {
     TestRunnerReporter.fail(
-      "The alert \"\(alert.title)\" was shown at \(alert.callSite) after the recorder created at "
-        + "\(callSite) finished, so nobody can answer it; it resolves as dropped (no host). "
+      "The alert \"\(alert.title)\" was shown after the recorder created at \(callSite) "
+        + "finished, so nobody can answer it; it resolves as dropped (no host). "
         + "Await the task that shows it before the recorder's scope ends, or cancel it.",
       at: alert.callSite)
   }
