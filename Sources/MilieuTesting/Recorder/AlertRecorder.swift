@@ -61,7 +61,6 @@ public final class AlertRecorder: Sendable {
 
     /// Whether every action started by a tap has finished or waits on an alert.
     var isSettled: Bool { !answers.values.contains { $0 == nil } }
-
   }
 
   /// An alert as recorded: without its button actions, so that the history keeps nothing alive
@@ -115,7 +114,7 @@ public final class AlertRecorder: Sendable {
   public var action: ShowAlertAction {
     ShowAlertAction(
       engine: PresentationAction { [self] alert, resolution in
-        guard record(alert, isAwaited: resolution != nil && PresentationAsking.isAsking) else {
+        guard record(alert) else {
           reportLate(alert)
           resolution?.resolve(.dropped(.noHost))
           return
@@ -126,6 +125,9 @@ public final class AlertRecorder: Sendable {
             self?.markResolved(alert.id)
             resolution?.resolve(outcome)
           })
+        if resolution != nil, PresentationAsking.isAsking, let answer = RecorderAnswer.current {
+          markAwaited(alert.id, by: answer)
+        }
       } withdraw: { [host] id in
         host.withdraw(id)
       })
@@ -340,23 +342,29 @@ public final class AlertRecorder: Sendable {
 
   private var shownTitles: [String] { state.withLock { $0.records.map(\.alert.title) } }
 
-  /// Records an alert; if a tap's action shows it and waits on it, that action now waits.
+  /// Records an alert.
   ///
   /// - Returns: `false` when the recorder has finished: the alert is not recorded.
-  private func record(_ alert: AlertData, isAwaited: Bool) -> Bool {
-    let answer = isAwaited ? RecorderAnswer.current : nil
-    let (isRecorded, settled) = state.withLock { state in
-      guard !state.isFinished else { return (false, [CheckedContinuation<Void, Never>]()) }
+  private func record(_ alert: AlertData) -> Bool {
+    state.withLock { state in
+      guard !state.isFinished else { return false }
       state.indices[alert.id] = state.records.count
       state.records.append(Record(alert: alert.withoutActions))
-      guard let answer, answer.recorder == ObjectIdentifier(self),
-        state.answers.keys.contains(answer.id)
-      else { return (true, []) }
-      state.answers[answer.id] = alert.id
-      return (true, Self.takeSettleWaiters(&state))
+      return true
+    }
+  }
+
+  /// Notes that the action a tap of this recorder started waits on an alert it asked, unless
+  /// the alert is already resolved (dropped by the host's policy, say).
+  private func markAwaited(_ identifier: PresentationID, by answer: RecorderAnswer.Tag) {
+    let settled = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      guard answer.recorder == ObjectIdentifier(self), state.answers.keys.contains(answer.id),
+        let index = state.indices[identifier], !state.records[index].isResolved
+      else { return [] }
+      state.answers[answer.id] = identifier
+      return Self.takeSettleWaiters(&state)
     }
     for waiter in settled { waiter.resume() }
-    return isRecorded
   }
 
   /// Hands an alert that just became current to the longest-waiting `next`, if any.
@@ -452,9 +460,8 @@ public final class AlertRecorder: Sendable {
       if let index = state.indices[identifier] {
         state.records[index].isResolved = true
       }
-      for (answer, awaited) in state.answers where awaited == identifier {
-        state.answers[answer] = .some(nil)
-      }
+      let resumed = state.answers.filter { $0.value == identifier }.keys
+      for answer in resumed { state.answers[answer] = .some(nil) }
     }
   }
 
