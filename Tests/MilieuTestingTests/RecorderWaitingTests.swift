@@ -132,3 +132,25 @@ private final class Flag: Sendable {
   var isSet: Bool { value.load(ordering: .acquiring) }
   func set() { value.store(true, ordering: .releasing) }
 }
+
+/// `next` waiting behind an alert the test has not answered says so when it gives up.
+@Suite struct RecorderWaitingBehindTests {
+  @Test func nextWaitingBehindAnUnansweredAlertSaysWhichToAnswer() async throws {
+    try await withAlertRecorder { alerts in
+      let showAlert = EnvironmentNode.current[\.showAlert]
+      showAlert(title: "A")
+      showAlert(title: "B")
+      _ = try await alerts.next()
+      let clock = TestClock()
+      let waiting = Task { try await alerts.next(timeout: .seconds(5), clock: clock) }
+      await eventually("next() sleeps on the clock") { clock.sleeperCount == 1 }
+      clock.advance(by: .seconds(5))
+      let error = await #expect(throws: AlertRecorderError.self) { try await waiting.value }
+      #expect(error == .waitingBehind("A", pending: ["B"], after: .seconds(5)))
+      #expect(error?.description.contains("answer \"A\"") == true, "\(String(describing: error))")
+      try await alerts.tap("OK")
+      #expect(try await alerts.next().title == "B")
+      try await alerts.tap("OK")
+    }
+  }
+}

@@ -218,7 +218,9 @@ public final class AlertRecorder: Sendable {
   ///   - timeout: How long to wait for the alert before failing.
   ///   - clock: The clock the timeout is measured on: by default, the continuous clock.
   /// - Returns: The alert, current in the recorder's host.
-  /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time.
+  /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time;
+  ///   ``AlertRecorderError/waitingBehind(_:pending:after:)`` when alerts wait behind one that
+  ///   is still shown, unanswered.
   @discardableResult
   public func next(
     timeout: Duration = .seconds(10), clock: some Clock<Duration> = ContinuousClock()
@@ -243,6 +245,10 @@ public final class AlertRecorder: Sendable {
       if let ready { continuation.resume(returning: ready) }
     }
     guard let alert else {
+      let pending = host.pending.map(\.title)
+      if let shown = host.current, !pending.isEmpty {
+        throw .waitingBehind(shown.title, pending: pending, after: timeout)
+      }
       throw .timedOut(after: timeout, shownSoFar: state.withLock { $0.records.map(\.alert.title) })
     }
     return alert
