@@ -13,7 +13,10 @@ let package = Package(
   targets: [
     .target(name: "Milieu"),
     .target(name: "MilieuAlerts", dependencies: ["Milieu"]),
-    .target(name: "MilieuTesting", dependencies: ["Milieu", "MilieuAlerts"]),
+    .target(
+      name: "MilieuTesting", dependencies: ["Milieu", "MilieuAlerts", "MilieuTestingOnLoad"]),
+    // Connects MilieuTesting when a test binary that links it is loaded; not a product.
+    .target(name: "MilieuTestingOnLoad"),
     // What several test targets share; not a product, so no client ever sees it.
     .target(name: "MilieuTestSupport", path: "Tests/MilieuTestSupport"),
     .testTarget(name: "MilieuTests", dependencies: ["Milieu", "MilieuTestSupport"]),

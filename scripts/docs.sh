@@ -5,8 +5,15 @@
 # Usage:
 #   scripts/docs.sh              # every module with a catalog, Sources/<Module>/<Catalog>.docc
 #   scripts/docs.sh Milieu ...   # only the named modules
+#   scripts/docs.sh --site       # also a website of every module, to open in a browser
 #
 # Output:  docs-output/<Module>.doccarchive   (static-hosting layout; ignored by git)
+#          docs-output/site/                  (with --site: one folder per module and an index
+#                                             page; serve it, for instance with
+#                                             `python3 -m http.server --directory docs-output/site`,
+#                                             and open http://localhost:8000/ — DocC's pages load
+#                                             their content with scripts, which browsers refuse
+#                                             to run from file:// addresses)
 # Scratch: .build-docs/                       (its own build folder, so it never waits on .build)
 #
 # Environment:
@@ -14,7 +21,9 @@
 #   DOCS_OUTPUT_DIR         where the archives go (default: docs-output)
 #   DOCS_SCRATCH_PATH       the build folder (default: .build-docs); CI passes .build to reuse the
 #                           debug build `swift test` just made instead of compiling it again
-#   DOCS_HOSTING_BASE_PATH  passed to `docc convert --hosting-base-path` when set
+#   DOCS_HOSTING_BASE_PATH  passed to `docc convert --hosting-base-path` when set; with --site,
+#                           the path the site is served under (each module then lives at
+#                           <path>/<Module>)
 #
 # How it works:
 #   1. `swift build` the package into .build-docs (compile errors stop here, with the log shown).
@@ -61,13 +70,25 @@ find_docc() {
 docc_bin="$(find_docc)" || fail "no docc found; set DOCC or put the toolchain's bin on PATH"
 readonly docc_bin
 
+# --site: build a website of the modules too. Anything else names a module.
+site=false
+requested=()
+for argument in "$@"; do
+  case "$argument" in
+    --site) site=true ;;
+    -*) fail "unknown option $argument (the one option is --site)" ;;
+    *) requested+=("$argument") ;;
+  esac
+done
+readonly site
+
 # The modules to document, each with its catalog: every Sources/<Module>/*.docc, or only the
 # modules named as arguments. (Two arrays side by side: macOS's bash 3.2 has no associative ones.)
 modules=()
 catalogs=()
 shopt -s nullglob
-if (($# > 0)); then
-  for module in "$@"; do
+if ((${#requested[@]} > 0)); then
+  for module in "${requested[@]}"; do
     found=("Sources/$module/"*.docc)
     ((${#found[@]} > 0)) || fail "module $module has no catalog at Sources/$module/*.docc"
     modules+=("$module")
@@ -126,10 +147,16 @@ if [[ -z "$graph_dir" || ! -d "$graph_dir" ]]; then
   fail "could not find where dump-symbol-graph wrote its files"
 fi
 
-hosting_arguments=()
-if [[ -n "${DOCS_HOSTING_BASE_PATH:-}" ]]; then
-  hosting_arguments=(--hosting-base-path "$DOCS_HOSTING_BASE_PATH")
-fi
+# The path a module's pages are served under: the given base path, and with --site the module's
+# own folder in the site.
+hosting_path() {
+  local base="${DOCS_HOSTING_BASE_PATH:-}"
+  if [[ "$site" == true ]]; then
+    echo "${base:+${base%/}/}$1"
+  else
+    echo "$base"
+  fi
+}
 
 failures=()
 for index in "${!modules[@]}"; do
@@ -156,6 +183,11 @@ for index in "${!modules[@]}"; do
   done
   shopt -u nullglob
 
+  hosting_arguments=()
+  if [[ -n "$(hosting_path "$module")" ]]; then
+    hosting_arguments=(--hosting-base-path "$(hosting_path "$module")")
+  fi
+
   started=$SECONDS
   if "$docc_bin" convert "$catalog" \
     --additional-symbol-graph-dir "$module_graphs" \
@@ -178,3 +210,35 @@ if ((${#failures[@]} > 0)); then
   fail "documentation failed for: ${failures[*]}"
 fi
 echo "docs: all ${#modules[@]} module(s) documented without warnings"
+
+# The site: each archive's static-hosting content in a folder named after its module, and an
+# index page that links to each module's landing page.
+if [[ "$site" == true ]]; then
+  site_dir="$output/site"
+  rm -rf "$site_dir"
+  mkdir -p "$site_dir"
+  links=""
+  for module in "${modules[@]}"; do
+    cp -R "$output/$module.doccarchive/." "$site_dir/$module/"
+    slug="$(echo "${module//[^A-Za-z0-9_]/_}" | tr '[:upper:]' '[:lower:]')"
+    links+="      <li><a href=\"$module/documentation/$slug/\">$module</a></li>"$'\n'
+  done
+  cat >"$site_dir/index.html" <<HTML
+<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <title>Milieu documentation</title>
+  </head>
+  <body>
+    <h1>Milieu documentation</h1>
+    <p>Start with Milieu's <em>Getting started</em>; each module's page lists its articles.</p>
+    <ul>
+$links    </ul>
+  </body>
+</html>
+HTML
+  echo "docs: site -> ${site_dir#"$root/"}/index.html"
+  echo "docs: open it in a browser: python3 -m http.server --directory ${site_dir#"$root/"} 8000,"
+  echo "docs: then http://localhost:8000/"
+fi

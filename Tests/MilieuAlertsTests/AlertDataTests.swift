@@ -34,7 +34,8 @@ import Testing
     guard let issue = issues.first else { return }
     #expect(issue.location.line == line)
     #expect(issue.message.contains("at most one cancel button"))
-    #expect(issue.message.contains("\(#fileID):\(line)"))
+    #expect(issue.location.fileID == #fileID)
+    #expect(!issue.message.contains("\(#fileID):\(line)"), "the issue carries its location")
     #expect(issue.message.contains("Fix: give the cancel role to one button only."))
   }
 

@@ -26,7 +26,7 @@ import Testing
     host.show(first) { outcome.append($0) }
     host.show(AlertData(title: "2"))
 
-    try await host.tap(first.buttons[0], of: first)
+    try await host.tapAndWait(first.buttons[0], of: first)
     #expect(runs.count == 1)
     #expect(outcome.all == [.chosen(AlertChoice(first.buttons[0], at: 0))])
     #expect(host.current?.title == "2")
@@ -34,7 +34,7 @@ import Testing
 
     // A second tap on the same alert is stale: an error, and nothing changes.
     await #expect(throws: PresentationError.self) {
-      try await host.tap(first.buttons[0], of: first)
+      try await host.tapAndWait(first.buttons[0], of: first)
     }
     #expect(runs.count == 1)
     #expect(host.current?.title == "2")
@@ -73,7 +73,7 @@ import Testing
     let alert = AlertData(
       title: "A", buttons: [.default("Go"), .cancel("Stop") { cancelled.increment() }])
     host.show(alert) { outcomes.append($0) }
-    try await host.dismiss(alert)
+    try await host.dismissAndWait(alert)
     #expect(cancelled.count == 1)
     #expect(outcomes.all == [.dismissed])
     #expect(host.current == nil)
@@ -104,7 +104,7 @@ import Testing
     let follow = AlertData(title: "Follow-up")
     let first = AlertData(title: "First", buttons: [.default("Next") { host.show(follow) }])
     host.show(first)
-    try await host.tap(first.buttons[0], of: first)
+    try await host.tapAndWait(first.buttons[0], of: first)
     #expect(host.current?.id == follow.id)
     #expect(presenter.entries == ["present First", "present Follow-up"])
   }
@@ -204,7 +204,7 @@ import Testing
     #expect(host.pendingCount == 0)
 
     let shown = Task { await action.ask(title: "Shown") }
-    if let blocking = host.current { try? await host.dismiss(blocking) }
+    if let blocking = host.current { try? await host.dismissAndWait(blocking) }
     await eventually("the alert is shown") { host.current?.title == "Shown" }
     shown.cancel()
     #expect(await shown.value == .dropped(.cancelled))
@@ -232,13 +232,14 @@ import Testing
     host.show(first)
     host.show(second)
     host.show(third)
-    try await host.tap(first.buttons[0], of: first)
-    try await host.dismiss(second)
+    try await host.tapAndWait(first.buttons[0], of: first)
+    try await host.dismissAndWait(second)
 
     let story = await storyOf(7, from: &events)
     #expect(
       story == [
-        "enqueued 1", "presented 1", "enqueued 2", "dropped 3: the queue is full (limit 1)",
+        "enqueued 1", "presented 1", "enqueued 2",
+        "dropped 3: the queue is full, with a limit of 1",
         "1 tapped Go", "presented 2", "dismissed 2",
       ])
   }

@@ -44,7 +44,7 @@ enum ParentAction: Equatable, Sendable {
     ShowAlertAction(host: host)(deleteAlert) { action in sent.withLock { $0.append(action) } }
     let shown = try #require(host.current)
     #expect(shown.buttons.map(\.title) == ["Confirm", "Cancel"])
-    try await host.tap(shown.buttons[0], of: shown)
+    try await host.tapAndWait(shown.buttons[0], of: shown)
     #expect(sent.withLock { $0 } == [.confirmTapped])
   }
 
@@ -52,7 +52,7 @@ enum ParentAction: Equatable, Sendable {
     let sent = Mutex<[DeleteAction]>([])
     let host = AlertHost()
     ShowAlertAction(host: host)(deleteAlert) { action in sent.withLock { $0.append(action) } }
-    try await host.dismiss(try #require(host.current))
+    try await host.dismissAndWait(try #require(host.current))
     #expect(sent.withLock { $0 } == [.cancelTapped])
   }
 

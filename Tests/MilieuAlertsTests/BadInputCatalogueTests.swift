@@ -29,7 +29,7 @@ import Testing
 
     #expect(
       issues.all.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"at most one cancel button\": "
+        "an alert breaks the rule \"at most one cancel button\": "
           + "buttons \"No\", \"Never\" all have the cancel role; only the first keeps it, the "
           + "others are shown as default buttons. Fix: give the cancel role to one button only."
       ])
@@ -39,7 +39,7 @@ import Testing
     let alert = try #require(host.current)
     #expect(alert.buttons.map(\.role) == [.cancel, .default])
     #expect(alert.diagnostics.map(\.rule) == [.oneCancelButton])
-    try await host.dismiss(alert)
+    try await host.dismissAndWait(alert)
     #expect(runs.count == 1)
   }
 
@@ -62,7 +62,7 @@ import Testing
       issues.all.first?.message.contains("breaks the rule \"at most one cancel button\"") == true)
     let alert = try #require(host.current)
     #expect(alert.buttons.map(\.role) == [.cancel, .default])
-    try await host.dismiss(alert)
+    try await host.dismissAndWait(alert)
     #expect(sent.withLock { $0 } == [.no])
   }
 
@@ -76,7 +76,7 @@ import Testing
     #expect(
       issues.map(\.message)
         == [2, 3].map { number in
-          "an alert made at \(Self.site(line)) breaks the rule \"distinct button titles\": two "
+          "an alert breaks the rule \"distinct button titles\": two "
             + "buttons are titled \"Same\"; the later one is shown as \"Same (\(number))\" so each "
             + "can be told apart and tapped by title. Fix: give each button its own title."
         })
@@ -86,7 +86,7 @@ import Testing
     let outcome = Outcomes()
     host.show(alert) { outcome.append($0) }
     let second = try #require(alert.button(titled: "Same (2)"))
-    try await host.tap(second, of: alert)
+    try await host.tapAndWait(second, of: alert)
     #expect(outcome.all.map(\.tappedButton?.index) == [1])
   }
 
@@ -105,7 +105,7 @@ import Testing
     #expect(alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel])
     #expect(
       issues.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"a title or a message\": the "
+        "an alert breaks the rule \"a title or a message\": the "
           + "alert has an empty title and no message; it is shown titled \"Alert\". Fix: pass a "
           + "title that says what happened."
       ])
@@ -128,7 +128,7 @@ import Testing
     #expect(
       Array(issues.map(\.message).dropFirst())
         == [1, 2, 3].map { number in
-          "an alert made at \(Self.site(line)) breaks the rule \"every button has a title\": "
+          "an alert breaks the rule \"every button has a title\": "
             + "button \(number) has an empty title; it is shown as \"Button \(number)\". Fix: give "
             + "every button a title that names its action."
         })
@@ -143,16 +143,15 @@ import Testing
 
   @Test func aOneMegabyteTitleAndMessage() {
     let megabyte = String(repeating: "x", count: 1_000_000)
-    let line = #line + 1
     let (alert, issues) = Self.make { AlertData(title: megabyte, message: megabyte) }
     #expect(alert.title.count == 1_000 && alert.title.hasSuffix("x…"))
     #expect(alert.message?.count == 20_000 && alert.message?.hasSuffix("x…") == true)
     #expect(
       issues.map(\.message) == [
-        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the title "
+        "an alert breaks the rule \"a reasonable length\": the title "
           + "has 1000000 characters; it is cut to 1000. Fix: keep the title short and put "
           + "details in the message.",
-        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the "
+        "an alert breaks the rule \"a reasonable length\": the "
           + "message has 1000000 characters; it is cut to 20000. Fix: show long text somewhere "
           + "other than an alert.",
       ])
@@ -194,12 +193,12 @@ import Testing
     let outcomes = Outcomes()
     host.show(first) { outcomes.append($0) }
     host.show(second)
-    try await host.tap(first.buttons[0], of: first)
+    try await host.tapAndWait(first.buttons[0], of: first)
 
     await #expect(
       throws: PresentationError.notCurrent(first.id, title: "First", current: second.id)
     ) {
-      try await host.tap(first.buttons[0], of: first)
+      try await host.tapAndWait(first.buttons[0], of: first)
     }
     let error = PresentationError.notCurrent(first.id, title: "First", current: second.id)
     #expect(

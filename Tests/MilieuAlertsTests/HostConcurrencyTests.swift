@@ -65,7 +65,7 @@ import Testing
         group.addTask {
           var answered = 0
           while resolved.count < 2_000 && answered < 1_000_000 {
-            if let alert = host.current { try? await host.dismiss(alert) }
+            if let alert = host.current { try? await host.dismissAndWait(alert) }
             answered += 1
             await Task.yield()
           }

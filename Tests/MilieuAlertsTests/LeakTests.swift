@@ -61,7 +61,7 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
       do {
         switch resolving {
         case .tap: try Self.answerWithoutWaiting(alert, in: host, tapping: alert.buttons[0])
-        case .tapAndWait: try await host.tap(alert.buttons[0], of: alert)
+        case .tapAndWait: try await host.tapAndWait(alert.buttons[0], of: alert)
         case .dismiss: try Self.answerWithoutWaiting(alert, in: host, tapping: nil)
         default: waiter.cancel()
         }

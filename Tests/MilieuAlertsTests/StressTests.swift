@@ -182,7 +182,7 @@ import Testing
       // A double tap: refused, and nothing runs twice.
       if UInt8.random(in: 0..<20, using: &random) == 0 {
         do {
-          try await host.dismiss(alert)
+          try await host.dismissAndWait(alert)
           tally.violations.append("a second answer to \(alert.title) was accepted")
         } catch {}
       }
@@ -207,9 +207,9 @@ import Testing
     _ alert: AlertData, in host: AlertHost, tapping button: AlertButton?
   ) async throws(PresentationError) {
     if let button {
-      try await host.tap(button, of: alert)
+      try await host.tapAndWait(button, of: alert)
     } else {
-      try await host.dismiss(alert)
+      try await host.dismissAndWait(alert)
     }
   }
 

@@ -31,7 +31,7 @@ import Testing
     let host = ToastHost(clock: TestClock())
     let toast = Toast("Copied")
     host.show(toast)
-    try await host.dismiss(toast)
+    try await host.dismissAndWait(toast)
     #expect(host.current == nil)
   }
 

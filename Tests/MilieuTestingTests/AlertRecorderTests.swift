@@ -127,6 +127,7 @@ import Testing
       showAlert(title: "A")
       showAlert(title: "B")
       let first = try await alerts.next()
+      try await alerts.tap("OK")  // B waits behind A: next() returns it once A is answered
       let second = try await alerts.next()
       #expect([first.title, second.title] == ["A", "B"])
       alerts.reset()

@@ -84,8 +84,14 @@ public struct EnvironmentIssue: Sendable, Equatable, CustomStringConvertible {
 /// }
 /// ```
 ///
-/// The default, ``automatic``, hands issues to the test runner when the `MilieuTesting` module
-/// has connected one, and otherwise writes one line to standard error.
+/// The default, ``automatic``, follows one rule: in a binary that links `MilieuTesting`, an issue
+/// reported while a Swift Testing test or an XCTest case runs fails that test; anywhere else it
+/// is one `warning:` line on standard error.
+///
+/// Link `MilieuTesting` into your test target and nothing else is needed: it connects itself
+/// when the test binary is loaded, before any test runs, so the first issue of the process fails
+/// its test as surely as the last. A production binary does not link it, and so links neither
+/// Testing nor XCTest.
 public struct IssueReporter: Sendable {
   private let body: @Sendable (EnvironmentIssue) -> Void
 
@@ -115,12 +121,17 @@ public struct IssueReporter: Sendable {
     }
   }
 
-  /// The test runner's reporter when `MilieuTesting` has connected one, else ``standardError``.
+  /// Fails the running test in a binary that links `MilieuTesting`; else ``standardError``.
+  ///
+  /// ```swift
+  /// let app = EnvironmentNode("app")
+  /// let request = app.child { $0.issueReporter = .automatic }  // back to the default
+  /// ```
   public static let automatic = IssueReporter { issue in
     (testRunner.withLock { $0 } ?? standardError).report(issue)
   }
 
-  /// The reporter a test-support module connects for the whole process.
+  /// The reporter `MilieuTesting` connects for the whole process when its binary is loaded.
   private static let testRunner = Lock<IssueReporter?>(nil)
 
   /// Connects a test runner's reporter; ``automatic`` uses it from then on.

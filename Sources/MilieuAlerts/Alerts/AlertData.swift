@@ -85,8 +85,12 @@ public struct AlertData: Presentable {
       buttons: checked.buttons, deduplicationKey: deduplicationKey, callSite: callSite,
       diagnostics: checked.violations.map { AlertDiagnostic($0, at: callSite) })
     for diagnostic in storage.diagnostics {
+      // The issue carries the call site, and says it first: the message does not repeat it.
       EnvironmentNode.current[\.issueReporter].report(
-        EnvironmentIssue(diagnostic.description, at: callSite))
+        EnvironmentIssue(
+          "an alert breaks the rule \"\(diagnostic.rule.rawValue)\": \(diagnostic.detail) "
+            + "Fix: \(diagnostic.fix)",
+          at: callSite))
     }
   }
 

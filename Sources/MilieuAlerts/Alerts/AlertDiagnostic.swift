@@ -10,7 +10,7 @@ import Milieu
 /// ```swift
 /// let alert = AlertData(title: "Quit?", buttons: [.cancel("No"), .cancel("Never")])
 /// print(alert.diagnostics[0])
-/// // App/Main.swift:3: alert "Quit?" breaks the rule "at most one cancel button": …
+/// // an alert made at App/Main.swift:3 breaks the rule "at most one cancel button": …
 /// ```
 public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
   /// The rules an alert's input must follow.

@@ -44,11 +44,15 @@ extension PresentationHost where Item == AlertData {
 
   /// Dismisses the current alert and waits for its cancel button's action to finish.
   ///
+  /// ```swift
+  /// try await host.dismissAndWait(alert)  // the cancel button's action has run
+  /// ```
+  ///
   /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
-  public func dismiss(_ alert: AlertData) async throws(PresentationError) {
-    try await dismissItem(alert)
+  public func dismissAndWait(_ alert: AlertData) async throws(PresentationError) {
+    try await dismissItemAndWait(alert)
   }
 
   /// Taps one of the current alert's buttons and starts its action.
@@ -70,13 +74,19 @@ extension PresentationHost where Item == AlertData {
 
   /// Taps one of the current alert's buttons and waits for its action to finish.
   ///
+  /// ```swift
+  /// try await host.tapAndWait(delete, of: alert)  // the notes are deleted now
+  /// ```
+  ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
   ///   - alert: The alert, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
-  public func tap(_ button: AlertButton, of alert: AlertData) async throws(PresentationError) {
-    try await choose(choice(of: button, in: alert), for: alert)
+  public func tapAndWait(
+    _ button: AlertButton, of alert: AlertData
+  ) async throws(PresentationError) {
+    try await chooseAndWait(choice(of: button, in: alert), for: alert)
   }
 
   private func choice(

@@ -26,6 +26,10 @@ import Milieu
 /// `issueReporter` (a test failure under a test runner, a line on
 /// standard error otherwise) and the alert resolves as ``DropReason/noHost``.
 ///
+/// Read through `@Environment`, the action belongs to the node it was read from: it reaches
+/// that node's host, and reports bad input or a missing host to that node's `issueReporter`,
+/// naming that node, whichever node is current when it is called.
+///
 /// In tests, replace it: `ShowAlertAction { alert, resolve in … }`, or use `MilieuTesting`'s
 /// `AlertRecorder`.
 public struct ShowAlertAction: Sendable {
@@ -101,9 +105,11 @@ public struct ShowAlertAction: Sendable {
     column: UInt = #column
   ) {
     engine(
-      AlertData(
-        title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
-        fileID: fileID, filePath: filePath, line: line, column: column))
+      engine.inNode {
+        AlertData(
+          title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+          fileID: fileID, filePath: filePath, line: line, column: column)
+      })
   }
 
   /// Shows an alert made beforehand.
@@ -154,9 +160,11 @@ public struct ShowAlertAction: Sendable {
     column: UInt = #column
   ) {
     engine(
-      state.alertData(
-        send: send,
-        callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)))
+      engine.inNode {
+        state.alertData(
+          send: send,
+          callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+      })
   }
 
   // MARK: Awaiting
@@ -190,9 +198,11 @@ public struct ShowAlertAction: Sendable {
     column: UInt = #column
   ) async -> AlertOutcome {
     await engine.ask(
-      AlertData(
-        title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
-        fileID: fileID, filePath: filePath, line: line, column: column))
+      engine.inNode {
+        AlertData(
+          title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+          fileID: fileID, filePath: filePath, line: line, column: column)
+      })
   }
 
   /// Shows an alert made beforehand and waits for its outcome.
@@ -227,13 +237,29 @@ extension EnvironmentValues {
 
   static let alertHost = Entry<AlertHost?>(nil)
 
-  /// The nearest ``AlertHost`` installed above the node, if any.
+  /// The nearest ``AlertHost`` installed on the node or above it, if any; read it as
+  /// `node.alertHost` (or `node[\.alertHost]`).
   ///
   /// ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` sets it together
   /// with ``showAlert``; the node keeps the host alive.
   public var alertHost: AlertHost? {
     get { self[Self.alertHost] }
     set { self[Self.alertHost] = newValue }
+  }
+}
+
+extension ShowAlertAction: EnvironmentBindable {
+  /// The action, reporting to `node` whichever node is current when it is called;
+  /// `@Environment(\.showAlert)` binds it to the node it reads from.
+  ///
+  /// ```swift
+  /// let showAlert = EnvironmentNode.current[\.showAlert].bound(to: request)
+  /// ```
+  ///
+  /// - Parameter node: The node whose `issueReporter` receives the action's issues.
+  /// - Returns: The bound action.
+  public func bound(to node: EnvironmentNode) -> ShowAlertAction {
+    ShowAlertAction(engine: engine.bound(to: node))
   }
 }
 

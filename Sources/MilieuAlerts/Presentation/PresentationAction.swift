@@ -10,6 +10,9 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   package let deliver: @Sendable (Item, Resolution<Item.Choice>?) -> Void
   /// Withdraws an item whose awaiting task was cancelled.
   package let withdraw: @Sendable (PresentationID) -> Void
+  /// The node the action was read from through `@Environment`, if any: the action runs there,
+  /// so that its issues go to that node's reporter and name that node.
+  package private(set) var node: EnvironmentNode?
 
   /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
   /// resolves as ``DropReason/hostDeallocated``.
@@ -57,17 +60,32 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     }
   }
 
+  /// This action, run in `node` whichever node is current when it is called.
+  package func bound(to node: EnvironmentNode) -> Self {
+    var bound = self
+    bound.node = node
+    return bound
+  }
+
+  /// Runs `body` with the action's node current, if it has one.
+  package func inNode<Result>(_ body: () -> Result) -> Result {
+    guard let node else { return body() }
+    return node.withCurrent(body)
+  }
+
   package func callAsFunction(_ item: Item) {
-    deliver(item, nil)
+    inNode { deliver(item, nil) }
   }
 
   package func callAsFunction(_ item: Item, completion: @escaping @Sendable (Outcome) -> Void) {
-    deliver(item, Resolution(completion))
+    inNode { deliver(item, Resolution(completion)) }
   }
 
   package func ask(_ item: Item) async -> Outcome {
     await PresentationHost<Item>.awaitOutcome(of: item) { resolution in
-      deliver(item, resolution)
+      PresentationAsking.$isAsking.withValue(true) {
+        inNode { deliver(item, resolution) }
+      }
     } withdraw: {
       withdraw(item.id)
     }
@@ -88,3 +106,10 @@ protocol CallSiteProviding {
 }
 
 extension AlertData: CallSiteProviding {}
+
+/// Whether the item being delivered is awaited by the task that shows it (`ask`), rather than
+/// shown and forgotten: a test recorder that started the task by a tap can then stop waiting
+/// for the task, which waits on the test.
+package enum PresentationAsking {
+  @TaskLocal package static var isAsking = false
+}

@@ -6,8 +6,13 @@ import Milieu
 /// ``AlertHost`` and ``ToastHost`` are this host over ``AlertData`` and ``Toast``. Items
 /// arrive through ``show(_:completion:)-(Item,_)`` (usually from a ``ShowAlertAction``); the host applies
 /// its ``PresentationPolicy``, makes an item current, calls its ``Presenter``, and waits for an
-/// answer: ``choose(_:for:)-6fepu``, ``dismiss(_:)-9aec0``, or the item's expiry. Then `current` becomes
+/// answer: ``choose(_:for:)``, ``dismiss(_:)-(Item)``, or the item's expiry. Then `current` becomes
 /// `nil` and the next waiting item is presented.
+///
+/// Each answer comes in two shapes with two names, so that the context never picks one for you:
+/// ``choose(_:for:)`` and ``dismiss(_:)-(Item)`` (for alerts also `tap(_:of:)`) start the answer's action
+/// and return, from synchronous or asynchronous code alike; ``chooseAndWait(_:for:)`` and
+/// ``dismissAndWait(_:)-(Item)`` (for alerts `tapAndWait(_:of:)`) wait until the action has finished.
 ///
 /// ```swift
 /// let host = AlertHost()  // no presenter: a headless program drives it
@@ -224,7 +229,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// Answers the current item with a choice and starts the choice's action.
   ///
   /// The action runs at most once, in a new task when it exists; the outcome is delivered when
-  /// it has finished. Use the `async` form to wait for the action.
+  /// it has finished. Use ``chooseAndWait(_:for:)`` to wait for the action.
   ///
   /// - Parameters:
   ///   - choice: The answer, which must belong to the item.
@@ -245,12 +250,18 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   /// Answers the current item with a choice and waits for the choice's action to finish.
   ///
+  /// ```swift
+  /// try await host.chooseAndWait(.expired, for: toast)
+  /// ```
+  ///
   /// - Parameters:
   ///   - choice: The answer, which must belong to the item.
   ///   - item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError`` when the item is not current or the choice is not its
   ///   own; then nothing changes.
-  public func choose(_ choice: Item.Choice, for item: Item) async throws(PresentationError) {
+  public func chooseAndWait(
+    _ choice: Item.Choice, for item: Item
+  ) async throws(PresentationError) {
     let (entry, action) = try resolveCurrent(item, with: choice)
     await action?()
     entry.resolution?.resolve(.chosen(choice))
@@ -280,14 +291,18 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   /// Dismisses the current item and waits for its dismissal action to finish.
   ///
+  /// ```swift
+  /// try await host.dismissAndWait(toast)
+  /// ```
+  ///
   /// - Parameter item: The item, which must be ``current-959d1``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
-  public func dismiss(_ item: Item) async throws(PresentationError) {
-    try await dismissItem(item)
+  public func dismissAndWait(_ item: Item) async throws(PresentationError) {
+    try await dismissItemAndWait(item)
   }
 
-  func dismissItem(_ item: Item) async throws(PresentationError) {
+  func dismissItemAndWait(_ item: Item) async throws(PresentationError) {
     let (entry, action) = try resolveCurrent(item, with: nil)
     await action?()
     entry.resolution?.resolve(.dismissed)
@@ -438,7 +453,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       } catch {
         return  // cancelled: the item resolved before it expired
       }
-      try? await self?.choose(choice, for: item)
+      try? await self?.chooseAndWait(choice, for: item)
     }
     let stillShown = state.withLock { state in
       guard state.current?.item.id == item.id else { return false }

@@ -50,13 +50,14 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
   /// completed).
   case unanswered
 
-  /// A phrase such as `the queue is full (limit 64)`.
+  /// A phrase such as `the queue is full, with a limit of 64`, with no parentheses of its own:
+  /// an outcome puts it in some, `dropped (the queue is full, with a limit of 64)`.
   public var description: String {
     switch self {
     case .noHost: "no host is installed"
     case .hostDeallocated: "the host was deallocated"
     case .duplicate(let id): "a duplicate of \(id)"
-    case .queueFull(let limit): "the queue is full (limit \(limit))"
+    case .queueFull(let limit): "the queue is full, with a limit of \(limit)"
     case .replaced(let id): "replaced by \(id)"
     case .busy: "another item was being shown"
     case .cancelled: "the awaiting task was cancelled"

@@ -10,7 +10,8 @@ import Milieu
 /// ```
 ///
 /// With no host installed, the default action reports the call site and drops the toast as
-/// ``DropReason/noHost``.
+/// ``DropReason/noHost``. Read through `@Environment`, the action reports to the node it was
+/// read from, whichever node is current when it is called.
 public struct ShowToastAction: Sendable {
   package let engine: PresentationAction<Toast>
 
@@ -59,9 +60,11 @@ public struct ShowToastAction: Sendable {
     column: UInt = #column
   ) {
     engine(
-      Toast(
-        message, style: style, duration: duration, fileID: fileID, filePath: filePath,
-        line: line, column: column))
+      engine.inNode {
+        Toast(
+          message, style: style, duration: duration, fileID: fileID, filePath: filePath,
+          line: line, column: column)
+      })
   }
 
   /// Shows a toast made beforehand.
@@ -95,7 +98,8 @@ extension EnvironmentValues {
 
   static let toastHost = Entry<ToastHost?>(nil)
 
-  /// The nearest ``ToastHost`` installed above the node, if any.
+  /// The nearest ``ToastHost`` installed on the node or above it, if any; read it as
+  /// `node.toastHost` (or `node[\.toastHost]`).
   public var toastHost: ToastHost? {
     get { self[Self.toastHost] }
     set { self[Self.toastHost] = newValue }
@@ -127,6 +131,21 @@ extension EnvironmentNode {
       values.showToast = ShowToastAction(host: host)
     }
     return host
+  }
+}
+
+extension ShowToastAction: EnvironmentBindable {
+  /// The action, reporting to `node` whichever node is current when it is called;
+  /// `@Environment(\.showToast)` binds it to the node it reads from.
+  ///
+  /// ```swift
+  /// let showToast = EnvironmentNode.current[\.showToast].bound(to: request)
+  /// ```
+  ///
+  /// - Parameter node: The node whose `issueReporter` receives the action's issues.
+  /// - Returns: The bound action.
+  public func bound(to node: EnvironmentNode) -> ShowToastAction {
+    ShowToastAction(engine: engine.bound(to: node))
   }
 }
 

@@ -17,8 +17,8 @@ extension ShowAlertAction {
     TestRunnerReporter.connect()
     return ShowAlertAction { alert, resolve in
       TestRunnerReporter.fail(
-        "showAlert is unimplemented here, but the alert \"\(alert.title)\" was shown at "
-          + "\(alert.callSite). Install an AlertRecorder to check alerts, or stop showing it.",
+        "showAlert is unimplemented here, but the alert \"\(alert.title)\" was shown. "
+          + "Install an AlertRecorder to check alerts, or stop showing it.",
         at: alert.callSite)
       resolve(.dropped(.unanswered))
     }
@@ -35,8 +35,8 @@ extension ShowToastAction {
     TestRunnerReporter.connect()
     return ShowToastAction { toast, resolve in
       TestRunnerReporter.fail(
-        "showToast is unimplemented here, but the toast \"\(toast.message)\" was shown at "
-          + "\(toast.callSite). Install a toast host with a test clock, or stop showing it.",
+        "showToast is unimplemented here, but the toast \"\(toast.message)\" was shown. "
+          + "Install a toast host with a test clock, or stop showing it.",
         at: toast.callSite)
       resolve(.dropped(.unanswered))
     }

@@ -76,11 +76,13 @@ public func withAlertRecorder<Result, Failure: Error>(
 }
 
 private func scopeNode(for recorder: AlertRecorder) -> EnvironmentNode {
-  EnvironmentNode.current.child("alert recorder (\(recorder.callSite))") { values in
+  let node = EnvironmentNode.current.child("alert recorder (\(recorder.callSite))") { values in
     values.showAlert = recorder.action
     values.alertHost = recorder.host
     values.issueReporter = TestRunnerReporter.reporter
   }
+  recorder.install(on: node)
+  return node
 }
 
 extension EnvironmentNode {
@@ -115,6 +117,7 @@ extension EnvironmentNode {
       values.showAlert = recorder.action
       values.alertHost = recorder.host
     }
+    recorder.install(on: self)
     return recorder
   }
 }

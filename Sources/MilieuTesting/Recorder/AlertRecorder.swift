@@ -35,13 +35,32 @@ public final class AlertRecorder: Sendable {
   public let callSite: CallSite
 
   private let state = Lock(State())
+  private let installation = Lock(Installation())
+
+  /// Where a scope or a node installed the recorder; weak, since the node holds the recorder.
+  private struct Installation: Sendable {
+    weak var node: EnvironmentNode?
+  }
 
   private struct State: Sendable {
     var records: [Record] = []
-    var nextUnread = 0
+    /// Where each recorded alert is in `records`.
+    var indices: [PresentationID: Int] = [:]
+    /// The calls of `next` waiting for an alert to become current, by the order they came in.
     var waiters: [Int: CheckedContinuation<AlertData?, Never>] = [:]
     var nextWaiter = 0
+    /// The button actions that `tap` and `dismiss` started and that have not finished: each is
+    /// running, or waiting on the outcome of an alert of this recorder (`ask`).
+    var answers: [Int: PresentationID?] = [:]
+    var nextAnswer = 0
+    /// How each finished answer ended, until its `tap` or `dismiss` reads it.
+    var answerResults: [Int: PresentationError?] = [:]
+    /// The calls of `tap` and `dismiss` waiting until no action they started is running.
+    var settleWaiters: [CheckedContinuation<Void, Never>] = []
     var isFinished = false
+
+    /// Whether every action started by a tap has finished or waits on an alert.
+    var isSettled: Bool { !answers.values.contains { $0 == nil } }
   }
 
   /// An alert as recorded: without its button actions, so that the history keeps nothing alive
@@ -51,13 +70,15 @@ public final class AlertRecorder: Sendable {
     let alert: AlertData
     var isInspected = false
     var isResolved = false
+    /// Whether `next` has returned it.
+    var isReturned = false
   }
 
   /// Creates a recorder. Install its ``action`` where the code under test reads `showAlert`.
   ///
   /// ```swift
   /// let recorder = AlertRecorder(exhaustive: false)
-  /// let node = EnvironmentNode("test") { $0.showAlert = recorder.action }
+  /// let node = EnvironmentNode("test").child { $0.showAlert = recorder.action }
   /// ```
   ///
   /// - Parameters:
@@ -74,9 +95,11 @@ public final class AlertRecorder: Sendable {
     column: UInt = #column
   ) {
     TestRunnerReporter.connect()
-    host = AlertHost(policy: policy)
+    let relay = PresentationRelay()
+    host = AlertHost(policy: policy, presenter: relay)
     isExhaustive = exhaustive
     callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    relay.connect(to: self)
   }
 
   deinit {
@@ -84,19 +107,51 @@ public final class AlertRecorder: Sendable {
   }
 
   /// The `showAlert` action that records into this recorder.
+  ///
+  /// An alert shown through it after the recorder finished — by a task that outlived the
+  /// recorder's scope — fails the test and resolves at once as `DropReason.noHost`: nobody is
+  /// left to answer it.
   public var action: ShowAlertAction {
     ShowAlertAction(
       engine: PresentationAction { [self] alert, resolution in
-        record(alert)
+        guard record(alert) else {
+          reportLate(alert)
+          resolution?.resolve(.dropped(.noHost))
+          return
+        }
         host.show(
           alert,
           resolution: Resolution { [weak self] outcome in
             self?.markResolved(alert.id)
             resolution?.resolve(outcome)
           })
+        if resolution != nil, PresentationAsking.isAsking, let answer = RecorderAnswer.current {
+          markAwaited(alert.id, by: answer)
+        }
       } withdraw: { [host] id in
         host.withdraw(id)
       })
+  }
+
+  /// The node the recorder is installed on, while it exists: the node
+  /// ``withAlertRecorder(exhaustive:fileID:filePath:line:column:isolation:_:)`` makes for its
+  /// body, or the node of `EnvironmentNode.installAlertRecorder()`; `nil` for a recorder made
+  /// with ``init(exhaustive:policy:fileID:filePath:line:column:)`` and not installed.
+  ///
+  /// Install more beside the recorder there, such as a toast host:
+  ///
+  /// ```swift
+  /// try withAlertRecorder { alerts in
+  ///   let toasts = try #require(alerts.node).installToastHost(clock: TestClock())
+  ///   Exporter().export()
+  ///   #expect(toasts.current?.message == "Exported 12 notes")
+  /// }
+  /// ```
+  public var node: EnvironmentNode? { installation.withLock { $0.node } }
+
+  /// Remembers the node the recorder is installed on.
+  func install(on node: EnvironmentNode) {
+    installation.withLock { $0.node = node }
   }
 
   // MARK: Inspecting
@@ -113,7 +168,7 @@ public final class AlertRecorder: Sendable {
   public var current: AlertData? {
     guard let alert = host.current else { return nil }
     state.withLock { state in
-      if let index = state.records.firstIndex(where: { $0.alert.id == alert.id }) {
+      if let index = state.indices[alert.id] {
         state.records[index].isInspected = true
       }
     }
@@ -131,15 +186,21 @@ public final class AlertRecorder: Sendable {
     current.map { $0.buttons.filter { $0.role != .cancel }.map(\.title) }
   }
 
-  /// Waits for the next alert the test has not yet received from `next`, in the order shown.
+  /// Waits until an alert the test has not yet received from `next` is current, and returns it.
   ///
   /// ```swift
   /// Task { await importer.run() }          // shows an alert later
   /// let alert = try await recorder.next()  // fails clearly if none comes in ten seconds
+  /// try await recorder.tap("Retry")        // the alert `next` returned is the current one
   /// ```
   ///
+  /// When `next` returns, its alert is current, so a `tap` or `dismiss` right after it answers
+  /// that alert. Alerts come in the order they are presented: one waiting behind another is
+  /// returned once the one before it has been answered, and one answered or withdrawn before
+  /// any `next` asked for it is skipped.
+  ///
   /// The timeout only bounds a wait that has already failed: `next` returns as soon as the alert
-  /// is shown, so a generous bound costs a passing test nothing, while a tight one can fail a
+  /// is current, so a generous bound costs a passing test nothing, while a tight one can fail a
   /// test on a busy machine that would pass on a quiet one. To test the timeout itself, or code
   /// that shows its alert after a delay, pass a ``TestClock`` and advance it:
   ///
@@ -156,8 +217,10 @@ public final class AlertRecorder: Sendable {
   /// - Parameters:
   ///   - timeout: How long to wait for the alert before failing.
   ///   - clock: The clock the timeout is measured on: by default, the continuous clock.
-  /// - Returns: The alert.
-  /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time.
+  /// - Returns: The alert, current in the recorder's host.
+  /// - Throws: ``AlertRecorderError/timedOut(after:shownSoFar:)`` when no alert arrives in time;
+  ///   ``AlertRecorderError/waitingBehind(_:pending:after:)`` when alerts wait behind one that
+  ///   is still shown, unanswered.
   @discardableResult
   public func next(
     timeout: Duration = .seconds(10), clock: some Clock<Duration> = ContinuousClock()
@@ -173,10 +236,8 @@ public final class AlertRecorder: Sendable {
     defer { timer.cancel() }
     let alert = await withCheckedContinuation { continuation in
       let ready: AlertData? = state.withLock { state in
-        if state.nextUnread < state.records.count {
-          state.records[state.nextUnread].isInspected = true
-          state.nextUnread += 1
-          return state.records[state.nextUnread - 1].alert
+        if let shown = host.current, let alert = Self.take(shown.id, in: &state) {
+          return alert
         }
         state.waiters[waiter] = continuation
         return nil
@@ -184,6 +245,10 @@ public final class AlertRecorder: Sendable {
       if let ready { continuation.resume(returning: ready) }
     }
     guard let alert else {
+      let pending = host.pending.map(\.title)
+      if let shown = host.current, !pending.isEmpty {
+        throw .waitingBehind(shown.title, pending: pending, after: timeout)
+      }
       throw .timedOut(after: timeout, shownSoFar: state.withLock { $0.records.map(\.alert.title) })
     }
     return alert
@@ -191,8 +256,20 @@ public final class AlertRecorder: Sendable {
 
   // MARK: Answering
 
-  /// Taps the current alert's button with a title, runs its action to the end, and resolves the
-  /// alert; the next waiting alert becomes current.
+  /// Taps the current alert's button with a title and runs its action; returns when the action
+  /// has finished, or as soon as it waits on an alert of this recorder.
+  ///
+  /// ```swift
+  /// try await alerts.tap("Delete")        // Delete's action asks "Really?" and waits
+  /// let followUp = try await alerts.next()  // "Really?", current
+  /// try await alerts.tap("Yes")             // returns once Delete's action has finished
+  /// ```
+  ///
+  /// An action that asks a follow-up (`showAlert.ask`) waits for an answer only the test can
+  /// give, so `tap` returns when the follow-up is shown, and the test answers it with
+  /// ``next(timeout:clock:)`` and another `tap`. That `tap` returns once every action the
+  /// recorder's taps started has finished or waits on an alert again. An action that shows
+  /// an alert without waiting for it is awaited to its end, as any other.
   ///
   /// The title is matched exactly, or else ignoring letter case when that finds one button.
   ///
@@ -200,28 +277,26 @@ public final class AlertRecorder: Sendable {
   /// - Throws: ``AlertRecorderError`` when no alert is shown, it has no such button, or the title
   ///   is ambiguous.
   public func tap(_ title: String) async throws(AlertRecorderError) {
+    let request = "tap(\"\(title)\")"
     guard let alert = current else {
-      throw .noAlert(request: "tap(\"\(title)\")", shownSoFar: shownTitles)
+      throw .noAlert(request: request, shownSoFar: shownTitles)
     }
     let button = try Self.button(titled: title, in: alert)
-    do {
-      try await host.tap(button, of: alert)
-    } catch {
-      throw .noAlert(request: "tap(\"\(title)\")", shownSoFar: shownTitles)
+    try await answer(request) { [host] () async throws(PresentationError) in
+      try await host.tapAndWait(button, of: alert)
     }
   }
 
-  /// Dismisses the current alert, which runs its cancel button's action, and resolves it.
+  /// Dismisses the current alert, which runs its cancel button's action; returns as ``tap(_:)``
+  /// does, when the action has finished or waits on an alert of this recorder.
   ///
   /// - Throws: ``AlertRecorderError/noAlert(request:shownSoFar:)`` when no alert is shown.
   public func dismiss() async throws(AlertRecorderError) {
     guard let alert = current else {
       throw .noAlert(request: "dismiss()", shownSoFar: shownTitles)
     }
-    do {
-      try await host.dismiss(alert)
-    } catch {
-      throw .noAlert(request: "dismiss()", shownSoFar: shownTitles)
+    try await answer("dismiss()") { [host] () async throws(PresentationError) in
+      try await host.dismissAndWait(alert)
     }
   }
 
@@ -231,7 +306,7 @@ public final class AlertRecorder: Sendable {
     let identifiers = state.withLock { state in
       let identifiers = state.records.filter { !$0.isResolved }.map(\.alert.id)
       state.records = []
-      state.nextUnread = 0
+      state.indices = [:]
       return identifiers
     }
     for identifier in identifiers.reversed() { host.withdraw(identifier) }
@@ -257,7 +332,7 @@ public final class AlertRecorder: Sendable {
     guard isExhaustive, !unchecked.isEmpty else { return }
     let list = unchecked.map { "  - \"\($0.title)\" shown at \($0.callSite)" }
     TestRunnerReporter.fail(
-      "The alert recorder created at \(callSite) saw \(unchecked.count) alert"
+      "This alert recorder saw \(unchecked.count) alert"
         + (unchecked.count == 1 ? "" : "s")
         + " that the test never checked or answered:\n" + list.joined(separator: "\n")
         + "\nCheck them (alerts, current, next()), answer them (tap, dismiss), "
@@ -273,18 +348,111 @@ public final class AlertRecorder: Sendable {
 
   private var shownTitles: [String] { state.withLock { $0.records.map(\.alert.title) } }
 
-  private func record(_ alert: AlertData) {
-    let delivery = state.withLock { state -> (CheckedContinuation<AlertData?, Never>, AlertData)? in
+  /// Records an alert.
+  ///
+  /// - Returns: `false` when the recorder has finished: the alert is not recorded.
+  private func record(_ alert: AlertData) -> Bool {
+    state.withLock { state in
+      guard !state.isFinished else { return false }
+      state.indices[alert.id] = state.records.count
       state.records.append(Record(alert: alert.withoutActions))
-      guard let (identifier, waiter) = state.waiters.min(by: { $0.key < $1.key }) else {
-        return nil
-      }
-      state.waiters[identifier] = nil
-      state.records[state.nextUnread].isInspected = true
-      state.nextUnread += 1
-      return (waiter, state.records[state.nextUnread - 1].alert)
+      return true
     }
-    if let (waiter, alert) = delivery { waiter.resume(returning: alert) }
+  }
+
+  /// Notes that the action a tap of this recorder started waits on an alert it asked, unless
+  /// the alert is already resolved (dropped by the host's policy, say).
+  private func markAwaited(_ identifier: PresentationID, by answer: RecorderAnswer.Tag) {
+    let settled = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      guard answer.recorder == ObjectIdentifier(self), state.answers.keys.contains(answer.id),
+        let index = state.indices[identifier], !state.records[index].isResolved
+      else { return [] }
+      state.answers[answer.id] = identifier
+      return Self.takeSettleWaiters(&state)
+    }
+    for waiter in settled { waiter.resume() }
+  }
+
+  /// Hands an alert that just became current to the longest-waiting `next`, if any.
+  fileprivate func presented(_ alert: AlertData) {
+    let delivery = state.withLock { state -> (CheckedContinuation<AlertData?, Never>, AlertData)? in
+      guard let (waiter, continuation) = state.waiters.min(by: { $0.key < $1.key }),
+        host.current?.id == alert.id, let taken = Self.take(alert.id, in: &state)
+      else { return nil }
+      state.waiters[waiter] = nil
+      return (continuation, taken)
+    }
+    if let (continuation, alert) = delivery { continuation.resume(returning: alert) }
+  }
+
+  /// Marks a recorded alert returned by `next` and checked, unless `next` returned it before.
+  private static func take(_ identifier: PresentationID, in state: inout State) -> AlertData? {
+    guard let index = state.indices[identifier], !state.records[index].isReturned else {
+      return nil
+    }
+    state.records[index].isReturned = true
+    state.records[index].isInspected = true
+    return state.records[index].alert
+  }
+
+  /// Starts a button's action in a task of its own and waits until every action started this
+  /// way has finished or waits on an alert of this recorder.
+  private func answer(
+    _ request: String, _ body: @escaping @Sendable () async throws(PresentationError) -> Void
+  ) async throws(AlertRecorderError) {
+    let identifier = state.withLock { state in
+      state.nextAnswer += 1
+      state.answers[state.nextAnswer] = .some(nil)
+      return state.nextAnswer
+    }
+    let tag = RecorderAnswer.Tag(recorder: ObjectIdentifier(self), id: identifier)
+    Task {
+      let failure = await RecorderAnswer.$current.withValue(tag) { () async -> PresentationError? in
+        do throws(PresentationError) {
+          try await body()
+          return nil
+        } catch {
+          return error
+        }
+      }
+      self.finishAnswer(identifier, failure: failure)
+    }
+    await withCheckedContinuation { continuation in
+      let isSettled = state.withLock { state in
+        if state.isSettled { return true }
+        state.settleWaiters.append(continuation)
+        return false
+      }
+      if isSettled { continuation.resume() }
+    }
+    let failed = state.withLock { $0.answerResults.removeValue(forKey: identifier) }
+    if case .some(.some) = failed {
+      throw .noAlert(request: request, shownSoFar: shownTitles)
+    }
+  }
+
+  private func finishAnswer(_ identifier: Int, failure: PresentationError?) {
+    let settled = state.withLock { state in
+      state.answers[identifier] = nil
+      state.answerResults[identifier] = failure
+      return Self.takeSettleWaiters(&state)
+    }
+    for waiter in settled { waiter.resume() }
+  }
+
+  private static func takeSettleWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>]
+  {
+    guard state.isSettled else { return [] }
+    defer { state.settleWaiters = [] }
+    return state.settleWaiters
+  }
+
+  private func reportLate(_ alert: AlertData) {
+    TestRunnerReporter.fail(
+      "The alert \"\(alert.title)\" was shown after the recorder created at \(callSite) "
+        + "finished, so nobody can answer it; it resolves as dropped (no host). "
+        + "Await the task that shows it before the recorder's scope ends, or cancel it.",
+      at: alert.callSite)
   }
 
   private func resumeWaiter(_ identifier: Int, with alert: AlertData?) {
@@ -292,11 +460,14 @@ public final class AlertRecorder: Sendable {
     waiter?.resume(returning: alert)
   }
 
+  /// Marks an alert resolved; an action that waited on it runs again.
   private func markResolved(_ identifier: PresentationID) {
     state.withLock { state in
-      if let index = state.records.firstIndex(where: { $0.alert.id == identifier }) {
+      if let index = state.indices[identifier] {
         state.records[index].isResolved = true
       }
+      let resumed = state.answers.filter { $0.value == identifier }.keys
+      for answer in resumed { state.answers[answer] = .some(nil) }
     }
   }
 
@@ -311,4 +482,32 @@ public final class AlertRecorder: Sendable {
     default: throw .ambiguousButton(title, alert: alert.title, matches: matches.map(\.title))
     }
   }
+}
+
+/// The button action a recorder's `tap` or `dismiss` started, for the task that runs it.
+enum RecorderAnswer {
+  struct Tag: Sendable {
+    let recorder: ObjectIdentifier
+    let id: Int
+  }
+
+  @TaskLocal static var current: Tag?
+}
+
+/// The recorder host's presenter: tells the recorder which alert became current.
+///
+/// `@unchecked Sendable`: its one reference is written once, in the recorder's `init`, before
+/// the host can present anything, and only read after.
+private final class PresentationRelay: Presenter, @unchecked Sendable {
+  private weak var recorder: AlertRecorder?
+
+  func connect(to recorder: AlertRecorder) {
+    self.recorder = recorder
+  }
+
+  func present(_ alert: AlertData, in host: AlertHost) {
+    recorder?.presented(alert)
+  }
+
+  func withdraw(_ alert: AlertData, from host: AlertHost) {}
 }

@@ -16,6 +16,9 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
   case ambiguousButton(String, alert: String, matches: [String])
   /// No alert arrived in time.
   case timedOut(after: Duration, shownSoFar: [String])
+  /// No alert became current in time: the alert ``AlertRecorder/next(timeout:clock:)`` returned
+  /// last is still shown, unanswered, and the pending ones wait behind it.
+  case waitingBehind(String, pending: [String], after: Duration)
 
   /// What went wrong and what to do.
   public var description: String {
@@ -33,6 +36,12 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
         + ". Use the exact title."
     case .timedOut(let duration, let shown):
       return "next(timeout: \(duration)): no alert was shown in time. \(Self.history(shown))"
+    case .waitingBehind(let current, let pending, let duration):
+      return
+        "next(timeout: \(duration)): no alert became current in time: \"\(current)\" is still "
+        + "shown, and " + pending.map { "\"\($0)\"" }.joined(separator: ", ")
+        + (pending.count == 1 ? " waits" : " wait") + " behind it. Alerts are shown one at a "
+        + "time: answer \"\(current)\" (tap, dismiss) before asking next() for the alert after it."
     }
   }
 

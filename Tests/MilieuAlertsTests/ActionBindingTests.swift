@@ -1,0 +1,86 @@
+import Milieu
+import MilieuAlerts
+import MilieuTestSupport
+import Testing
+
+/// An action read through `@Environment` belongs to the node it was read from: its issues go to
+/// that node's reporter and name that node, whichever node is current when it is called.
+@Suite struct ActionBindingTests {
+  private struct Service {
+    @Environment(\.showAlert) var showAlert
+    @Environment(\.showToast) var showToast
+  }
+
+  /// Two siblings: `bare`, with no host, and `hosted`, with one; each collects its own issues.
+  private struct Siblings {
+    let bareIssues = IssueCollector()
+    let hostedIssues = IssueCollector()
+    let bare: EnvironmentNode
+    let hosted: EnvironmentNode
+
+    init() {
+      let app = EnvironmentNode("app")
+      bare = app.child("bare") { [bareIssues] in
+        $0.issueReporter = IssueReporter { bareIssues.append($0) }
+      }
+      hosted = app.child("hosted") { [hostedIssues] in
+        $0.issueReporter = IssueReporter { hostedIssues.append($0) }
+      }
+      hosted.installAlertHost()
+      hosted.installToastHost()
+    }
+  }
+
+  @Test func askWithNoHostReportsToTheNodeTheActionWasReadFrom() async {
+    let nodes = Siblings()
+    let service = nodes.bare.withCurrent { Service() }
+    let outcome = await nodes.hosted.withCurrent {
+      await service.showAlert.ask(title: "Anyone there?")
+    }
+    #expect(outcome == .dropped(.noHost))
+    #expect(nodes.hostedIssues.all.isEmpty)
+    let issues = nodes.bareIssues.all
+    #expect(issues.count == 1)
+    #expect(issues.first?.message.contains("from node \"bare\" to the root") == true)
+  }
+
+  @Test func badInputReportsToTheNodeTheActionWasReadFrom() {
+    let nodes = Siblings()
+    let service = nodes.bare.withCurrent { Service() }
+    nodes.hosted.withCurrent {
+      service.showAlert(title: "Quit?", buttons: [.cancel("No"), .cancel("Never")])
+    }
+    #expect(nodes.hostedIssues.all.isEmpty)
+    #expect(nodes.bareIssues.all.map(\.message).contains { $0.contains("one cancel button") })
+  }
+
+  @Test func aToastActionReportsToTheNodeItWasReadFrom() async {
+    let nodes = Siblings()
+    let service = nodes.bare.withCurrent { Service() }
+    let outcome = await nodes.hosted.withCurrent {
+      await service.showToast.ask(Toast("Saved"))
+    }
+    #expect(outcome == .dropped(.noHost))
+    #expect(nodes.hostedIssues.all.isEmpty)
+    #expect(nodes.bareIssues.all.first?.message.contains("node \"bare\"") == true)
+  }
+
+  @Test func anActionReadFromTheNodeDirectlyReportsWhereItIsCalled() {
+    let nodes = Siblings()
+    let showAlert = nodes.bare[\.showAlert]
+    nodes.bare.withCurrent { showAlert(title: "Hello") }
+    #expect(nodes.bareIssues.all.count == 1)
+  }
+
+  @Test func theBoundActionStillReachesTheHostOfItsNode() async throws {
+    let nodes = Siblings()
+    let service = nodes.hosted.withCurrent { Service() }
+    let answer = Task { await nodes.bare.withCurrent { await service.showAlert.ask(title: "Go?") } }
+    let host = try #require(nodes.hosted[\.alertHost])
+    await eventually("the alert is shown") { host.current != nil }
+    let alert = try #require(host.current)
+    try await host.tapAndWait(alert.buttons[0], of: alert)
+    #expect(await answer.value.tappedButton?.title == "OK")
+    #expect(nodes.bareIssues.all.isEmpty && nodes.hostedIssues.all.isEmpty)
+  }
+}

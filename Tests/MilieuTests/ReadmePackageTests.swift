@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// The README's Package.swift snippet names products the package has, each with the target kind
+/// it belongs in.
+@Suite struct ReadmePackageTests {
+  @Test func theSnippetNamesTheProductsThePackageHas() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let snippet = try #require(
+      readme.components(separatedBy: "// Package.swift\n").dropFirst().first?
+        .components(separatedBy: "```").first,
+      "README.md has no Package.swift snippet")
+    let products = snippet.components(separatedBy: ".product(name: \"").dropFirst()
+      .map { String($0.prefix { $0 != "\"" }) }
+    #expect(Set(products) == ["Milieu", "MilieuAlerts", "MilieuTerminal", "MilieuTesting"])
+    for product in products {
+      #expect(manifest.contains(".library(name: \"\(product)\""), "no product \(product)")
+    }
+    let testTarget = try #require(snippet.components(separatedBy: ".testTarget(").last)
+    #expect(testTarget.contains("\"MilieuTesting\""), "MilieuTesting belongs in the test target")
+    #expect(
+      !snippet.components(separatedBy: ".testTarget(")[0].contains("\"MilieuTesting\""),
+      "MilieuTesting must not be linked into production targets")
+  }
+}
