@@ -475,7 +475,9 @@ extension PresentationHost.State {
     current = entry
     post(.presented(entry.item))
     effects.append(.present(entry.item))
-    if let lifetime = entry.item.lifetime { effects.append(.expire(entry.item, after: lifetime)) }
+    if let lifetime = entry.item.timedLifetime {
+      effects.append(.expire(entry.item, after: lifetime))
+    }
   }
 
   fileprivate mutating func presentNext() {
@@ -483,7 +485,9 @@ extension PresentationHost.State {
       current = next
       post(.presented(next.item))
       effects.append(.present(next.item))
-      if let lifetime = next.item.lifetime { effects.append(.expire(next.item, after: lifetime)) }
+      if let lifetime = next.item.timedLifetime {
+        effects.append(.expire(next.item, after: lifetime))
+      }
     }
   }
 
