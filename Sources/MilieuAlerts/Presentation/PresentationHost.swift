@@ -57,6 +57,8 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     var current: Entry?
     var pending = PendingQueue<Entry>()
     var keys: [String: PresentationID] = [:]
+    /// The identities of the current item and of every waiting one.
+    var shownIDs: Set<PresentationID> = []
     /// The effects queued for delivery.
     var effects: [Effect] = []
     /// An empty buffer with capacity, which becomes `effects` when a delivery takes the queued
@@ -135,15 +137,21 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   package func show(_ item: Item, resolution: Resolution<Item.Choice>?) {
     let entry = Entry(item: item, resolution: resolution)
-    mutate { state in
+    let isShownAlready = mutate { state in
+      // One value shown twice would be two showings with one identity: an answer to either
+      // would answer both.
+      if state.shownIDs.contains(item.id) {
+        state.drop(entry, .duplicate(of: item.id))
+        return true
+      }
       if policy.deduplicates, let key = item.deduplicationKey, let original = state.keys[key] {
         state.drop(entry, .duplicate(of: original))
-        return
+        return false
       }
       guard let shown = state.current else {
         state.post(.enqueued(item))
         state.makeCurrent(entry)
-        return
+        return false
       }
       switch policy.whenBusy {
       case .dropNew:
@@ -160,20 +168,32 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         if state.pending.count >= policy.maximumPending {
           guard policy.overflow == .dropOldest, let oldest = state.pending.popFirst() else {
             state.drop(entry, .queueFull(limit: policy.maximumPending))
-            return
+            return false
           }
           state.forget(oldest.item)
           state.drop(oldest, .queueFull(limit: policy.maximumPending))
         }
         if policy.maximumPending == 0 {
           state.drop(entry, .queueFull(limit: 0))
-          return
+          return false
         }
         state.remember(item)
         state.pending.append(entry)
         state.post(.enqueued(item))
       }
+      return false
     }
+    if isShownAlready { reportShownAlready(item) }
+  }
+
+  private func reportShownAlready(_ item: Item) {
+    EnvironmentNode.current[\.issueReporter].report(
+      EnvironmentIssue(
+        "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
+          + "already shown or waiting in its host; showing the same value again is dropped as a "
+          + "duplicate of it, so that each showing is answered once. Fix: make a new "
+          + "\(Item.self) for each showing, or await the outcome of the first.",
+        at: item.callSiteForDiagnostics))
   }
 
   /// Shows an item and waits for its outcome.
@@ -208,14 +228,15 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         let resolution = Resolution<Item.Choice> { continuation.resume(returning: $0) }
         box.set(resolution)
         deliver(resolution)
-        if Task.isCancelled {
-          resolution.resolve(.dropped(.cancelled))
+        // Withdrawn only while this showing is unresolved: a showing already answered keeps its
+        // answer, and one dropped (a duplicate of a value still shown) must not withdraw the
+        // showing it duplicates, which has the same identity.
+        if Task.isCancelled, resolution.cancel() {
           withdraw()
         }
       }
     } onCancel: {
-      box.get()?.resolve(.dropped(.cancelled))
-      withdraw()
+      if box.get()?.cancel() == true { withdraw() }
     }
   }
 
@@ -317,7 +338,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   private func resolveCurrent(
     _ item: Item, with choice: Item.Choice?
   ) throws(PresentationError) -> (Entry, (@Sendable () async -> Void)?) {
-    let entry = try mutate { (state) throws(PresentationError) in
+    let answered = try mutate { (state) throws(PresentationError) -> Entry? in
       guard let shown = state.current, shown.item.id == item.id else {
         throw .notCurrent(item.id, title: item.title, current: state.current?.item.id)
       }
@@ -327,9 +348,21 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       state.current = nil
       state.forget(shown.item)
       state.stopExpiry(of: shown.item)
+      // Marked under the lock, so that a cancellation cannot come between the answer and the
+      // mark. If the awaiting task was cancelled first, its withdrawal is on its way: the item
+      // goes now, as withdrawn, and the answer is refused.
+      if let resolution = shown.resolution, !resolution.markAnswered() {
+        state.effects.append(.withdraw(shown.item))
+        state.post(.dropped(shown.item, .cancelled))
+        state.presentNext()
+        return nil
+      }
       state.post(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item))
       state.presentNext()
       return shown
+    }
+    guard let entry = answered else {
+      throw .notCurrent(item.id, title: item.title, current: currentItem?.id)
     }
     return (entry, entry.item.action(for: choice))
   }
@@ -506,11 +539,15 @@ extension PresentationHost.State {
     if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
   }
 
+  /// Records an item that became current or started waiting.
   fileprivate mutating func remember(_ item: Item) {
+    shownIDs.insert(item.id)
     if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
   }
 
+  /// Forgets an item that is no longer current nor waiting.
   fileprivate mutating func forget(_ item: Item) {
+    shownIDs.remove(item.id)
     if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
   }
 }
