@@ -204,6 +204,22 @@ extension SerializedTerminalTests {
       #expect(try presentInteractively(alert, steps: [.type([0x1B])]).choice == .dismissed)
     }
 
+    @Test("With only a destructive button, a bare Enter chooses nothing")
+    func enterNeverErases() throws {
+      // Before: Erase was focused, so this Enter erased the disk.
+      let alert = TerminalAlert(
+        title: "Erase the disk?", buttons: [TerminalButton("Erase", role: .destructive)])
+      let run = try presentInteractively(
+        alert, steps: [.type([0x0D]), .type([0x0D]), .type([0x1B])])
+      #expect(run.choice == .dismissed)
+      #expect(!run.output.contains("[ 1 Erase ]"))
+      // The digit, or moving the focus first, still chooses it.
+      #expect(try presentInteractively(alert, steps: [.type(Array("1".utf8))]).choice == .button(0))
+      let moved = try presentInteractively(
+        alert, steps: [.type(Array("\t".utf8)), .waitFor("[ 1 Erase ]"), .type([0x0D])])
+      #expect(moved.choice == .button(0))
+    }
+
     @Test("An escape sequence typed in pieces is still one key")
     func splitSequence() throws {
       let choice = try presentInteractively(
