@@ -26,6 +26,18 @@ private func presentPlainly(
   return (choice, readAll(outputRead))
 }
 
+/// Writes every byte, however many calls it takes.
+private func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+  var offset = 0
+  while offset < bytes.count {
+    let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return false }
+    offset += written
+  }
+  return true
+}
+
 private let hideCursor = "\u{1B}[?25l"
 private let showCursor = "\u{1B}[?25h"
 
@@ -112,6 +124,39 @@ extension SerializedTerminalTests {
     func overlongLine() throws {
       let input = String(repeating: "x", count: 20_000) + "\n1\n"
       #expect(try presentPlainly(Fixtures.deleteNotes, input: input).choice == .button(0))
+    }
+
+    @Test("An over-long answer is refused with a message, whatever it starts with")
+    func overlongAnswerIsRefused() throws {
+      // Before: the line was cut to 4,096 bytes, then matched, and taken as Delete.
+      let input = "Delete" + String(repeating: " ", count: 5_000) + "X\n2\n"
+      let (choice, output) = try presentPlainly(Fixtures.deleteNotes, input: input)
+      #expect(choice == .button(1))
+      #expect(
+        output.hasSuffix(
+          "Your choice [1-2]: \nThat answer is 5007 bytes long; an answer has at most 4096. "
+            + "Please answer with a number from 1 to 2 or one of: Delete, Cancel.\n"
+            + "Your choice [1-2]: 2\n"))
+    }
+
+    @Test("A ten-megabyte line is read in blocks, refused, and the next line answers")
+    func tenMegabyteLine() throws {
+      let (inputRead, inputWrite) = try makePipe()
+      let (outputRead, outputWrite) = try makePipe()
+      defer { for descriptor in [inputRead, outputRead] { close(descriptor) } }
+      let writer = startThread {
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<10 {
+          _ = block.withUnsafeBytes { writeAll(inputWrite, $0) }
+        }
+        _ = Array("\n1\n".utf8).withUnsafeBytes { writeAll(inputWrite, $0) }
+        close(inputWrite)
+      }
+      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      #expect(try presenter.present(Fixtures.deleteNotes) == .button(0))
+      _ = writer.map { pthread_join($0, nil) }
+      close(outputWrite)
+      #expect(readAll(outputRead).contains("That answer is 10485760 bytes long"))
     }
 
     @Test("Only one line is consumed per alert, so answers can be queued")

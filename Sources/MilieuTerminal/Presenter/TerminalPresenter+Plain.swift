@@ -1,5 +1,5 @@
 extension TerminalPresenter {
-  /// The longest answer line kept; the rest of a longer line is read and dropped.
+  /// The longest answer, in bytes; a longer line is read to its end, dropped and refused.
   static let lineLimit = 4096
 
   /// An answer as it is echoed after the prompt: on one line, neutralised, and cut to fit.
@@ -33,6 +33,15 @@ extension TerminalPresenter {
         // The answer came from a pipe or file, or was echoed on another terminal: show it
         // after the prompt so the output reads as a transcript.
         try screen.endPrompt(echo: Self.echo(of: text, width: width))
+      case .tooLong(let byteCount):
+        try screen.endPrompt(echo: "")
+        guard case .invalid(let message) = LineAnswer.parse("", for: alert) else {
+          return .dismissed  // an alert without buttons: any line dismisses it
+        }
+        try screen.write(
+          "That answer is \(byteCount) bytes long; an answer has at most \(Self.lineLimit). "
+            + message + "\n")
+        continue
       case .endOfInput:
         try screen.endPrompt(echo: "")
         return alert.cancelButtonIndex.map { .button($0) } ?? .dismissed
