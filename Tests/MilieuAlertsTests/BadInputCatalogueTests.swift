@@ -250,6 +250,31 @@ import Testing
     return result
   }
 
+  @Test func diagnosticsNeutraliseTheTextTheyQuote() {
+    // Before: quoted raw, so writing the diagnostic to a terminal retitled its window.
+    let hostile = "\u{1B}]0;pwned\u{07}"
+    let issues = IssueCollector()
+    let node = EnvironmentNode("catalogue").child(hostile) {
+      $0.issueReporter = IssueReporter { issues.append($0) }
+    }
+    node.withCurrent {
+      _ = AlertData(title: "Quit?", buttons: [.cancel(hostile), .cancel(hostile)])
+      node[\.showAlert](title: hostile)
+      let host = AlertHost()
+      let alert = AlertData(title: hostile)
+      host.show(alert)
+      host.show(alert)
+    }
+    // Two cancel buttons, two titles alike, no host (quoting the title and the node's name),
+    // one value shown twice.
+    #expect(issues.all.count == 4)
+    #expect(issues.all[2].message.contains("from node \"^[]0;pwned^G\" to the root"))
+    for issue in issues.all {
+      #expect(!issue.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising))
+      #expect(issue.message.contains("\"^[]0;pwned^G\""))
+    }
+  }
+
   /// Control characters and escape sequences are data, not bad input: `AlertData` keeps them
   /// as given; presenters neutralise them when they draw (see the terminal half).
   @Test(arguments: [
