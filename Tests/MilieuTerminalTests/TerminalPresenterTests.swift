@@ -265,6 +265,35 @@ extension SerializedTerminalTests {
       #expect(moved.choice == .button(0))
     }
 
+    @Test("A box taller than the window is cut to it, so a redraw leaves no copy behind")
+    func tallBox() throws {
+      let terminal = try PseudoTerminal(columns: 40, rows: 8)
+      defer { terminal.close() }
+      let alert = TerminalAlert(
+        title: "Read all of this?",
+        message: (1...30).map { "Line \($0)." }.joined(separator: "\n"),
+        buttons: [TerminalButton("Yes"), TerminalButton("No", role: .cancel)])
+      let presenter = TerminalPresenter(
+        input: terminal.terminal, output: terminal.terminal, colorPolicy: .never)
+      let run = try TerminalUser.run(
+        terminal,
+        steps: [
+          .waitFor("[ 1 Yes ]"), .type(Array("\t".utf8)), .waitFor("[ 2 No ]"), .type([0x0D]),
+        ]
+      ) { try presenter.present(alert) }
+      #expect(run.failures.isEmpty, "\(run.failures)")
+      #expect(run.result == .button(1))
+      // Before: the 36-line box went up 35 rows to redraw, past the top of an 8-row screen.
+      let ups = run.output.split(separator: "\u{1B}[").compactMap { part -> Int? in
+        guard let end = part.firstIndex(of: "A") else { return nil }
+        return Int(part[..<end])
+      }
+      #expect(!ups.isEmpty)
+      #expect(ups.allSatisfy { $0 <= 7 }, "\(ups)")
+      #expect(run.output.contains("│ Line 1.") && run.output.contains("│ …"))
+      #expect(!run.output.contains("Line 30."))
+    }
+
     @Test("An escape sequence typed in pieces is still one key")
     func splitSequence() throws {
       let choice = try presentInteractively(

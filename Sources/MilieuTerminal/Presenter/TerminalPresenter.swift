@@ -6,7 +6,8 @@
 ///   a box (see ``AlertRenderer``) with the terminal in raw mode (see ``TerminalMode``). ←/→,
 ///   Tab/Shift-Tab and ↑/↓ move the focus, Enter chooses the focused button, a digit chooses
 ///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. The
-///   box is redrawn at the new width when the window is resized. The terminal is restored on
+///   box is redrawn at the new width when the window is resized, and is never taller than the
+///   window: a long message is cut, a line "…" standing for the rest. The terminal is restored on
 ///   every path, signals included.
 /// - **Plain**, otherwise: the alert is printed as numbered text, then lines are read until one
 ///   is a button's number or title (see ``LineAnswer``); a wrong answer prints what would be
