@@ -159,6 +159,46 @@ extension SerializedTerminalTests {
       #expect(readAll(outputRead).contains("That answer is 10485760 bytes long"))
     }
 
+    @Test("An answer typed on a terminal is not echoed again when output is piped")
+    func terminalInputIsNotEchoedTwice() throws {
+      // `milieu-demo | cat`: the terminal echoes the answer, then the presenter echoed it again.
+      let terminal = try PseudoTerminal(columns: 80, rows: 24)
+      defer { terminal.close() }
+      let (outputRead, outputWrite) = try makePipe()
+      defer { close(outputRead) }
+      let presenter = TerminalPresenter(input: terminal.terminal, output: outputWrite)
+      #expect(!presenter.isInteractive)
+      _ = Array("2\n".utf8).withUnsafeBytes {
+        write(terminal.controller, $0.baseAddress, $0.count)
+      }
+      #expect(try presenter.present(Fixtures.deleteNotes) == .button(1))
+      close(outputWrite)
+      #expect(readAll(outputRead).hasSuffix("  2) Cancel (cancel)\nYour choice [1-2]: "))
+    }
+
+    @Test("With TERM=dumb a terminal is asked in plain text, without cursor or clear escapes")
+    func dumbTerminal() async {
+      // Before: the box was drawn with cursor moves and screen clears a dumb terminal shows raw.
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        setenv("TERM", "dumb", 1)
+        let terminal = try PseudoTerminal(columns: 80, rows: 24)
+        let presenter = TerminalPresenter(input: terminal.terminal, output: terminal.terminal)
+        _ = Array("2\n".utf8).withUnsafeBytes {
+          write(terminal.controller, $0.baseAddress, $0.count)
+        }
+        let choice = try presenter.present(Fixtures.deleteNotes)
+        var output = [UInt8](repeating: 0, count: 65_536)
+        let count = output.withUnsafeMutableBytes {
+          read(terminal.controller, $0.baseAddress, $0.count)
+        }
+        _ = output.withUnsafeBytes { write(1, $0.baseAddress, max(0, count)) }
+        exit(!presenter.isInteractive && choice == .button(1) ? 0 : 1)
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(!output.contains("\u{1B}"))
+      #expect(output.contains("  2) Cancel (cancel)\r\nYour choice [1-2]: "))
+    }
+
     @Test("Only one line is consumed per alert, so answers can be queued")
     func queuedAnswers() throws {
       let (inputRead, inputWrite) = try makePipe()

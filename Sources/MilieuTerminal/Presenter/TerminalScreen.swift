@@ -122,11 +122,13 @@ struct TerminalScreen: Sendable {
     }
   }
 
-  /// Ends the prompt: writes `echo` (what was answered) and a line break after it.
-  func endPrompt(echo: String) throws(TerminalError) {
+  /// Ends the prompt: writes `echo` (what was answered) and a line break after it, or nothing
+  /// when `echo` is `nil` (the terminal echoed the answer and its line break itself).
+  func endPrompt(echo: String?) throws(TerminalError) {
     try shared.state.withLock { state throws(TerminalError) in
       guard state.prompt != nil else { return }
       state.prompt = nil
+      guard let echo else { return }
       try FileDescriptorIO.write(echo + "\n", to: output)
     }
   }
