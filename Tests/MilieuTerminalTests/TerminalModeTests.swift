@@ -113,6 +113,15 @@ extension SerializedTerminalTests {
       #expect("\(TerminalError(operation: "tcgetattr", code: ENOTTY))".contains("not a terminal"))
     }
 
+    @Test("An uncommon errno is explained in the system's words")
+    func uncommonErrno() {
+      // Before: "read failed: (errno 21)".
+      #expect(
+        "\(TerminalError(operation: "read", code: EISDIR))"
+          == "read failed: is a directory (errno 21)")
+      #expect("\(TerminalError(operation: "read", code: 9_999))" == "read failed: (errno 9999)")
+    }
+
     @Test("SIGTERM in raw mode writes the reset sequence, then ends the process by SIGTERM")
     func sigtermRestoresThenTerminates() async {
       let result = await #expect(
