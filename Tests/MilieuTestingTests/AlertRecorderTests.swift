@@ -1,8 +1,10 @@
 import Milieu
 import MilieuAlerts
 import MilieuTestSupport
-import MilieuTesting
+import Synchronization
 import Testing
+
+@testable import MilieuTesting
 
 @Suite struct AlertRecorderTests {
   /// Seed 001's helper test, as a Milieu test.
@@ -99,6 +101,25 @@ import Testing
     }
   }
 
+  /// Suspected in issue 16: `next` started its timer before registering as a waiter, so a timer
+  /// that fired in between found nobody to wake, and `next` then waited forever. A clock whose
+  /// sleeps end at once checks, each time the timer starts, that the waiter is registered.
+  @Test(.timeLimit(.minutes(1)))
+  func theTimeoutStartsOnlyOnceNextIsWaiting() async {
+    await withAlertRecorder { alerts in
+      let early = Atomic<Int>(0)
+      let clock = ImmediateClock {
+        if alerts.waiterCount == 0 { early.add(1, ordering: .relaxed) }
+      }
+      for _ in 0..<2_000 {
+        await #expect(throws: AlertRecorderError.timedOut(after: .zero, shownSoFar: [])) {
+          try await alerts.next(timeout: .zero, clock: clock)
+        }
+      }
+      #expect(early.load(ordering: .relaxed) == 0)
+    }
+  }
+
   /// The default timeout bounds a wait that has failed; it is no estimate of how long showing an
   /// alert takes, and one second left a busy CI machine little room.
   @Test func byDefaultNextWaitsTenSecondsBeforeFailing() async throws {
@@ -177,5 +198,15 @@ import Testing
     weak var weakRecorder: AlertRecorder?
     withAlertRecorder { alerts in weakRecorder = alerts }
     #expect(weakRecorder == nil)
+  }
+}
+
+/// A clock whose every sleep ends at once, after calling `onSleep`.
+private struct ImmediateClock: Clock {
+  let onSleep: @Sendable () -> Void
+  var now: ContinuousClock.Instant { ContinuousClock.now }
+  var minimumResolution: Duration { .zero }
+  func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+    onSleep()
   }
 }

@@ -166,11 +166,8 @@ public final class AlertRecorder: Sendable {
       state.nextWaiter += 1
       return state.nextWaiter
     }
-    let timer = Task { [weak self] in
-      try? await clock.sleep(for: timeout)
-      self?.resumeWaiter(waiter, with: nil)
-    }
-    defer { timer.cancel() }
+    var timer: Task<Void, Never>?
+    defer { timer?.cancel() }
     let alert = await withCheckedContinuation { continuation in
       let ready: AlertData? = state.withLock { state in
         if state.nextUnread < state.records.count {
@@ -181,7 +178,16 @@ public final class AlertRecorder: Sendable {
         state.waiters[waiter] = continuation
         return nil
       }
-      if let ready { continuation.resume(returning: ready) }
+      if let ready {
+        continuation.resume(returning: ready)
+        return
+      }
+      // Started only now that the waiter is registered: a timer started before could fire
+      // first, find nobody to wake, and leave `next` waiting forever.
+      timer = Task { [weak self] in
+        try? await clock.sleep(for: timeout)
+        self?.resumeWaiter(waiter, with: nil)
+      }
     }
     guard let alert else {
       throw .timedOut(after: timeout, shownSoFar: state.withLock { $0.records.map(\.alert.title) })
@@ -286,6 +292,9 @@ public final class AlertRecorder: Sendable {
     }
     if let (waiter, alert) = delivery { waiter.resume(returning: alert) }
   }
+
+  /// How many calls to ``next(timeout:clock:)`` wait for an alert now.
+  var waiterCount: Int { state.withLock { $0.waiters.count } }
 
   private func resumeWaiter(_ identifier: Int, with alert: AlertData?) {
     let waiter = state.withLock { $0.waiters.removeValue(forKey: identifier) }
