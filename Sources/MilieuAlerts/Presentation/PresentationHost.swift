@@ -126,6 +126,12 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// host.show(AlertData(title: "Saved")) { outcome in print("Saved:", outcome) }
   /// ```
   ///
+  /// An item is one showing: showing a value that is already current or waiting here would give
+  /// two showings one identity, so the new showing is dropped as
+  /// ``DropReason/duplicate(of:)`` (of its own identifier) and reported through the
+  /// `issueReporter`, whatever the policy. Once the first showing is resolved, the value may be
+  /// shown again.
+  ///
   /// - Parameters:
   ///   - item: The item.
   ///   - completion: Receives the item's outcome, exactly once.
