@@ -57,8 +57,10 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     var current: Entry?
     var pending = PendingQueue<Entry>()
     var keys: [String: PresentationID] = [:]
-    /// The identities of the current item and of every waiting one.
-    var shownIDs: Set<PresentationID> = []
+    /// The identities of the waiting items, so that showing one of them again is found without
+    /// a search; the current item's is compared directly, and a host that shows one item at a
+    /// time never touches the set.
+    var pendingIDs: Set<PresentationID> = []
     /// The effects queued for delivery.
     var effects: [Effect] = []
     /// An empty buffer with capacity, which becomes `effects` when a delivery takes the queued
@@ -146,7 +148,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     let isShownAlready = mutate { state in
       // One value shown twice would be two showings with one identity: an answer to either
       // would answer both.
-      if state.shownIDs.contains(item.id) {
+      if state.isShownOrWaiting(item.id) {
         state.drop(entry, .duplicate(of: item.id))
         return true
       }
@@ -172,7 +174,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         state.makeCurrent(entry)
       case .enqueue:
         if state.pending.count >= policy.maximumPending {
-          guard policy.overflow == .dropOldest, let oldest = state.pending.popFirst() else {
+          guard policy.overflow == .dropOldest, let oldest = state.popFirstPending() else {
             state.drop(entry, .queueFull(limit: policy.maximumPending))
             return false
           }
@@ -185,6 +187,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         }
         state.remember(item)
         state.pending.append(entry)
+        state.pendingIDs.insert(item.id)
         state.post(.enqueued(item))
       }
       return false
@@ -333,7 +336,9 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         state.effects.append(.withdraw(shown.item))
         state.drop(shown, .cancelled)
         state.presentNext()
-      } else if let waiting = state.pending.remove(where: { $0.item.id == id }) {
+      } else if state.pendingIDs.remove(id) != nil,
+        let waiting = state.pending.remove(where: { $0.item.id == id })
+      {
         state.forget(waiting.item)
         state.drop(waiting, .cancelled)
       }
@@ -344,31 +349,25 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   private func resolveCurrent(
     _ item: Item, with choice: Item.Choice?
   ) throws(PresentationError) -> (Entry, (@Sendable () async -> Void)?) {
-    let answered = try mutate { (state) throws(PresentationError) -> Entry? in
+    let entry = try mutate { (state) throws(PresentationError) in
       guard let shown = state.current, shown.item.id == item.id else {
         throw .notCurrent(item.id, title: item.title, current: state.current?.item.id)
       }
       if let choice, !shown.item.isValid(choice) {
         throw .invalidChoice("\(choice)", item: item.id, title: item.title)
       }
+      // Marked under the lock, so that a cancellation cannot come between the answer and the
+      // mark. If the awaiting task was cancelled first, the item is resolved already and its
+      // withdrawal is on its way: the answer is refused, as it would be a moment later.
+      if let resolution = shown.resolution, !resolution.markAnswered() {
+        throw .notCurrent(item.id, title: item.title, current: nil)
+      }
       state.current = nil
       state.forget(shown.item)
       state.stopExpiry(of: shown.item)
-      // Marked under the lock, so that a cancellation cannot come between the answer and the
-      // mark. If the awaiting task was cancelled first, its withdrawal is on its way: the item
-      // goes now, as withdrawn, and the answer is refused.
-      if let resolution = shown.resolution, !resolution.markAnswered() {
-        state.effects.append(.withdraw(shown.item))
-        state.post(.dropped(shown.item, .cancelled))
-        state.presentNext()
-        return nil
-      }
       state.post(choice.map { .chosen(shown.item, $0) } ?? .dismissed(shown.item))
       state.presentNext()
       return shown
-    }
-    guard let entry = answered else {
-      throw .notCurrent(item.id, title: item.title, current: currentItem?.id)
     }
     return (entry, entry.item.action(for: choice))
   }
@@ -520,7 +519,7 @@ extension PresentationHost.State {
   }
 
   fileprivate mutating func presentNext() {
-    if let next = pending.popFirst() {
+    if let next = popFirstPending() {
       current = next
       post(.presented(next.item))
       effects.append(.present(next.item))
@@ -545,15 +544,23 @@ extension PresentationHost.State {
     if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
   }
 
-  /// Records an item that became current or started waiting.
+  /// Whether an item with this identity is current or waiting.
+  fileprivate func isShownOrWaiting(_ id: PresentationID) -> Bool {
+    current?.item.id == id || (!pendingIDs.isEmpty && pendingIDs.contains(id))
+  }
+
+  /// Takes the first waiting item out of the queue.
+  fileprivate mutating func popFirstPending() -> PresentationHost.Entry? {
+    guard let first = pending.popFirst() else { return nil }
+    pendingIDs.remove(first.item.id)
+    return first
+  }
+
   fileprivate mutating func remember(_ item: Item) {
-    shownIDs.insert(item.id)
     if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
   }
 
-  /// Forgets an item that is no longer current nor waiting.
   fileprivate mutating func forget(_ item: Item) {
-    shownIDs.remove(item.id)
     if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
   }
 }
