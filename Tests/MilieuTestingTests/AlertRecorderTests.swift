@@ -102,21 +102,27 @@ import Testing
   }
 
   /// Suspected in issue 16: `next` started its timer before registering as a waiter, so a timer
-  /// that fired in between found nobody to wake, and `next` then waited forever. A clock whose
-  /// sleeps end at once checks, each time the timer starts, that the waiter is registered.
-  @Test(.timeLimit(.minutes(1)))
-  func theTimeoutStartsOnlyOnceNextIsWaiting() async {
+  /// that fired in between found nobody to wake, and `next` then waited forever. With a clock
+  /// whose sleeps end at once, each time the timer starts the clock checks that the waiter is
+  /// registered; if it is not, it counts the fault and lets the waiter register before the timer
+  /// fires, so that the old order shows as a count rather than a hang.
+  ///
+  /// `next` is awaited directly, leaving the second thread of a two-core pool idle: the old
+  /// order's timer then started before the waiter in most runs of 20,000 calls.
+  @Test func theTimeoutStartsOnlyOnceNextIsWaiting() async {
     await withAlertRecorder { alerts in
-      let early = Atomic<Int>(0)
+      let early = Tally()
       let clock = ImmediateClock {
-        if alerts.waiterCount == 0 { early.add(1, ordering: .relaxed) }
+        guard alerts.waiterCount == 0 else { return }
+        early.add()
+        for _ in 0..<100_000 where alerts.waiterCount == 0 { await Task.yield() }
       }
-      for _ in 0..<2_000 {
+      for _ in 0..<20_000 {
         await #expect(throws: AlertRecorderError.timedOut(after: .zero, shownSoFar: [])) {
           try await alerts.next(timeout: .zero, clock: clock)
         }
       }
-      #expect(early.load(ordering: .relaxed) == 0)
+      #expect(early.count == 0, "the timer started before the waiter \(early.count) times")
     }
   }
 
@@ -201,12 +207,19 @@ import Testing
   }
 }
 
+/// A count that tasks add to.
+private final class Tally: Sendable {
+  private let value = Atomic<Int>(0)
+  func add() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}
+
 /// A clock whose every sleep ends at once, after calling `onSleep`.
 private struct ImmediateClock: Clock {
-  let onSleep: @Sendable () -> Void
+  let onSleep: @Sendable () async -> Void
   var now: ContinuousClock.Instant { ContinuousClock.now }
   var minimumResolution: Duration { .zero }
   func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
-    onSleep()
+    await onSleep()
   }
 }
