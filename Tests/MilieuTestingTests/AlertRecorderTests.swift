@@ -101,6 +101,20 @@ import Testing
     }
   }
 
+  @Test func errorsNeutraliseTheTitlesTheyQuote() {
+    let hostile = "\u{1B}]0;pwned\u{07}"
+    let errors: [AlertRecorderError] = [
+      .noAlert(request: "tap(\"\(hostile)\")", shownSoFar: [hostile]),
+      .noSuchButton(hostile, alert: hostile, buttons: [hostile]),
+      .ambiguousButton(hostile, alert: hostile, matches: [hostile]),
+      .timedOut(after: .seconds(1), shownSoFar: [hostile]),
+    ]
+    for error in errors {
+      #expect(!error.description.unicodeScalars.contains(where: DiagnosticText.needsNeutralising))
+      #expect(error.description.contains("^[]0;pwned^G"))
+    }
+  }
+
   /// Suspected in issue 16: `next` started its timer before registering as a waiter, so a timer
   /// that fired in between found nobody to wake, and `next` then waited forever. With a clock
   /// whose sleeps end at once, each time the timer starts the clock checks that the waiter is

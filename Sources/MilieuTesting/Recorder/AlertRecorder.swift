@@ -261,7 +261,7 @@ public final class AlertRecorder: Sendable {
     }
     for waiter in waiters { waiter.resume(returning: nil) }
     guard isExhaustive, !unchecked.isEmpty else { return }
-    let list = unchecked.map { "  - \"\($0.title)\" shown at \($0.callSite)" }
+    let list = unchecked.map { "  - \(DiagnosticText.quoted($0.title)) shown at \($0.callSite)" }
     TestRunnerReporter.fail(
       "The alert recorder created at \(callSite) saw \(unchecked.count) alert"
         + (unchecked.count == 1 ? "" : "s")
