@@ -4,7 +4,9 @@ import Synchronization
 
 // Fuzzes the validation in `AlertData.init`: any title, message and buttons (any titles, any
 // roles, any number) must give an alert that follows every rule, report exactly the diagnostics
-// it lists, keep each button's identity and order, and then behave in a host.
+// it lists, each with the text it quotes neutralised, keep each button's identity and order,
+// and then behave in a host, which refuses to show the same value twice at once. Then a toast
+// with any duration, the extremes included, must be accepted or repaired, never trap.
 
 /// The issues reported while one input runs; the target runs inputs one at a time.
 private let reportedIssues = Mutex<[EnvironmentIssue]>([])
@@ -30,7 +32,9 @@ private func check(_ input: inout FuzzInput) {
   // and 20,000 characters) with room to spare, yet fast enough for thousands of runs a second.
   let title = input.text(maximumRepetitions: 1_024)
   let message: String? = input.bool() ? input.text(maximumRepetitions: 1_024) : nil
-  let buttons = (0..<input.number(below: 9)).map { _ in
+  // Usually up to 8 buttons; now and then up to 80, past the 64 an alert may hold.
+  let buttonCount = input.number(below: 9) == 8 ? input.number(below: 81) : input.number(below: 9)
+  let buttons = (0..<buttonCount).map { _ in
     AlertButton(input.text(maximumRepetitions: 1_024), role: roles[input.number(below: 4)])
   }
   let line = UInt(input.byte()) + 1
@@ -44,6 +48,46 @@ private func check(_ input: inout FuzzInput) {
   checkDiagnostics(alert, line: line)
   checkRepairs(alert, title: title, message: message, buttons: buttons, direct: direct)
   checkHost(alert, answer: input.number(below: 12))
+  checkToast(duration: duration(from: &input))
+}
+
+/// A duration from the input: the extremes and the limits (which found a trap in the clock's
+/// sleep), or any seconds and attoseconds.
+private func duration(from input: inout FuzzInput) -> Duration {
+  let extremes: [Duration] = [
+    .seconds(Int64.max), .seconds(Int64.min), .zero,
+    Duration(secondsComponent: 0, attosecondsComponent: 1),
+    Toast.longestTimedDuration, Toast.longestTimedDuration + .nanoseconds(1), Toast.forever,
+    Duration(secondsComponent: Int64.max, attosecondsComponent: 999_999_999_999_999_999),
+    .seconds(Int64.max / 2), .seconds(-1),
+  ]
+  let pick = input.number(below: extremes.count + 1)
+  if pick < extremes.count { return extremes[pick] }
+  let seconds = input.bytes(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+  let attoseconds = input.bytes(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+  return Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+}
+
+/// A toast keeps a duration a clock can time, shows forever, or is repaired with one report;
+/// shown in a host on the continuous clock, it never traps.
+private func checkToast(duration: Duration) {
+  reportedIssues.withLock { $0 = [] }
+  let toast = Toast("Toast", duration: duration)
+  let issues = reportedIssues.withLock { $0 }
+  if let lifetime = toast.lifetime {
+    precondition(lifetime > .zero && lifetime <= Toast.longestTimedDuration, "lifetime \(lifetime)")
+    _ = ContinuousClock.now.advanced(by: lifetime)
+  } else {
+    precondition(toast.duration == Toast.forever, "no lifetime, yet not forever")
+  }
+  let repaired =
+    duration <= .zero || (duration > Toast.longestTimedDuration && duration < Toast.forever)
+  precondition(issues.count == (repaired ? 1 : 0), "\(issues.count) issues for \(duration)")
+  let host = ToastHost()
+  host.show(toast)
+  // A toast of a few attoseconds may have expired already: then there is nothing to dismiss.
+  try? host.dismiss(toast)
+  precondition(host.current == nil, "the toast is still shown")
 }
 
 /// The same input shown as an `AlertState` through a custom action, which converts it. Its
@@ -77,6 +121,10 @@ private func checkRules(_ alert: AlertData) {
     !alert.title.isEmpty || !(alert.message ?? "").isEmpty, "an alert has no title and no message")
   precondition(alert.title.count <= 1_000, "a title has \(alert.title.count) characters")
   precondition((alert.message?.count ?? 0) <= 20_000, "a message is longer than 20,000")
+  precondition(alert.title.unicodeScalars.count <= 4_000, "a title has too many scalars")
+  precondition(
+    (alert.message?.unicodeScalars.count ?? 0) <= 80_000, "a message has too many scalars")
+  precondition(alert.buttons.count <= 64, "an alert has \(alert.buttons.count) buttons")
   for index in alert.buttons.indices {
     guard let choice = alert.choice(at: index) else { fatalError("no choice at \(index)") }
     precondition(alert.isValid(choice), "the choice of button \(index) is not valid")
@@ -98,6 +146,9 @@ private func checkDiagnostics(_ alert: AlertData, line: UInt) {
       issue.message.contains("breaks the rule \"\(diagnostic.rule.rawValue)\""),
       "an issue does not name its rule")
     precondition(issue.message.contains("Fix: "), "an issue says no fix")
+    precondition(
+      !issue.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising),
+      "a diagnostic quotes text a terminal would act on")
   }
 }
 
@@ -110,7 +161,16 @@ private func checkRepairs(
       alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel],
       "no buttons did not give one OK cancel button")
   } else {
-    precondition(alert.buttons.count == buttons.count, "the number of buttons changed")
+    // Past 64 buttons, the first 64 are kept, or the first 63 and the first cancel button.
+    var kept = Array(buttons.indices.prefix(64))
+    if buttons.count > 64, let cancel = buttons.firstIndex(where: { $0.role == .cancel }),
+      cancel >= 64
+    {
+      kept = Array(buttons.indices.prefix(63)) + [cancel]
+    }
+    precondition(alert.buttons.count == kept.count, "the number of buttons changed")
+    precondition(rules.contains(.buttonCount) == (buttons.count > 64), "button count rule mismatch")
+    let buttons = kept.map { buttons[$0] }
     // Repairs keep each button's identity; a state's buttons are new ones, made from it.
     if direct {
       precondition(alert.buttons.map(\.id) == buttons.map(\.id), "a button lost its identity")
@@ -140,6 +200,15 @@ private func checkHost(_ alert: AlertData, answer: Int) {
   let outcomes = Mutex<[AlertOutcome]>([])
   host.show(alert) { outcome in outcomes.withLock { $0.append(outcome) } }
   precondition(host.current?.id == alert.id, "the alert is not current")
+  // The same value again, while it is shown: dropped as a duplicate of itself, and reported.
+  reportedIssues.withLock { $0 = [] }
+  let again = Mutex<[AlertOutcome]>([])
+  host.show(alert) { outcome in again.withLock { $0.append(outcome) } }
+  precondition(again.withLock { $0 } == [.dropped(.duplicate(of: alert.id))], "shown twice")
+  precondition(reportedIssues.withLock { $0.count } == 1, "a second showing was not reported")
+  precondition(
+    !reportedIssues.withLock { $0[0].message }.unicodeScalars.contains(
+      where: DiagnosticText.needsNeutralising), "the duplicate's report quotes raw text")
   let expected: AlertOutcome
   do {
     switch answer {

@@ -223,6 +223,95 @@ import Testing
     #expect(host.current == nil)
   }
 
+  @Test func aTaskCancelledAfterTheTapGetsTheTap() async throws {
+    let host = AlertHost()
+    let action = ShowAlertAction(host: host)
+    let (running, actionRuns) = AsyncStream.makeStream(of: Void.self)
+    let (release, releaseAction) = AsyncStream.makeStream(of: Void.self)
+    let finished = Counter()
+    let asking = Task {
+      await action.ask(
+        title: "Erase the disk?",
+        buttons: [
+          .destructive("Erase") {
+            actionRuns.yield()
+            for await _ in release { break }
+            finished.increment()
+          },
+          .cancel(),
+        ])
+    }
+    await eventually("the alert is shown") { host.current != nil }
+    let alert = try #require(host.current)
+    try tapWithoutWaiting(alert.buttons[0], of: alert, in: host)
+    for await _ in running { break }
+    asking.cancel()
+    releaseAction.yield()
+    // Before: `.dropped(.cancelled)`, while Erase's action ran to completion.
+    let outcome = await asking.value
+    #expect(outcome.tappedButton?.title == "Erase")
+    #expect(finished.count == 1)
+  }
+
+  @Test func showingAnAlertThatIsAlreadyShownIsDroppedAndReported() throws {
+    let host = AlertHost()
+    let outcomes = Outcomes()
+    let alert = AlertData(title: "Saved")
+    let (_, issues) = collectingIssues {
+      host.show(alert)
+      host.show(alert) { outcomes.append($0) }
+    }
+    #expect(outcomes.all == [.dropped(.duplicate(of: alert.id))])
+    #expect(host.pendingCount == 0)
+    #expect(issues.count == 1)
+    #expect(issues.first?.location == alert.callSite)
+    #expect(
+      issues.first?.message
+        == "the alert \"Saved\" (\(alert.id)) is already shown or waiting in its host; showing the "
+        + "same value again is dropped as a duplicate of it, so that each showing is answered "
+        + "once. Fix: make a new AlertData for each showing, or await the outcome of the first.")
+
+    // The duplicated tap meets an alert that is no longer current.
+    try host.tap(alert.buttons[0], of: alert)
+    #expect(throws: PresentationError.self) { try host.tap(alert.buttons[0], of: alert) }
+
+    // Once answered, the value may be shown again.
+    host.show(alert)
+    #expect(host.current?.id == alert.id)
+  }
+
+  @Test func showingAnAlertThatIsAlreadyWaitingIsDroppedAndReported() {
+    let host = AlertHost()
+    let outcomes = Outcomes()
+    let alert = AlertData(title: "Queued")
+    let (_, issues) = collectingIssues {
+      host.show(AlertData(title: "First"))
+      host.show(alert)
+      host.show(alert) { outcomes.append($0) }
+    }
+    #expect(outcomes.all == [.dropped(.duplicate(of: alert.id))])
+    #expect(host.pending.map(\.id) == [alert.id])
+    #expect(issues.count == 1)
+  }
+
+  @Test func cancellingTheSecondAskOfOneValueLeavesTheFirstAlone() async throws {
+    let host = AlertHost()
+    let action = ShowAlertAction(host: host)
+    let alert = AlertData(title: "Continue?", buttons: [.default("Yes"), .cancel()])
+    let (_, _) = await collectingIssuesAsync {
+      let first = Task { await action.ask(alert) }
+      await eventually("the first is shown") { host.current?.id == alert.id }
+      let second = Task { await action.ask(alert) }
+      // Before: the first awaiter got `.dropped(.cancelled)` and the second showing stayed.
+      #expect(await second.value == .dropped(.duplicate(of: alert.id)))
+      second.cancel()
+      #expect(host.current?.id == alert.id)
+      try? tapWithoutWaiting(alert.buttons[0], of: alert, in: host)
+      #expect(await first.value.tappedButton?.title == "Yes")
+      return ()
+    }
+  }
+
   @Test func eventsTellTheWholeStory() async throws {
     let host = AlertHost(policy: PresentationPolicy(maximumPending: 1))
     var events = host.events().makeAsyncIterator()
@@ -279,6 +368,13 @@ private func storyOf(
 }
 
 /// Collects outcomes in arrival order.
+/// The synchronous tap, which starts the button's action without waiting for it.
+func tapWithoutWaiting(
+  _ button: AlertButton, of alert: AlertData, in host: AlertHost
+) throws(PresentationError) {
+  try host.tap(button, of: alert)
+}
+
 final class Outcomes: Sendable {
   private let outcomes = Mutex<[AlertOutcome]>([])
   func append(_ outcome: AlertOutcome) { outcomes.withLock { $0.append(outcome) } }

@@ -1,8 +1,9 @@
 import Milieu
-import MilieuAlerts
 import MilieuTestSupport
 import Synchronization
 import Testing
+
+@testable import MilieuAlerts
 
 /// Every bad input the documentation mentions, each with the diagnostic it gets (the exact
 /// message and the call site) and its documented outcome. Nothing here crashes, and nothing is
@@ -164,6 +165,113 @@ import Testing
     // terminal renderer cuts it to fit its box.
     #expect(alert.buttons.first?.title.count == 1_000_000)
     #expect(issues.isEmpty)
+  }
+
+  @Test func aGraphemeWithAMillionCombiningMarksIsCut() {
+    // Before: one character by `count`, so it passed the 1,000-character limit whole.
+    let heavy = "e" + String(repeating: "\u{301}", count: 1_000_000)
+    let line = #line + 1
+    let (alert, issues) = Self.make { AlertData(title: heavy, message: heavy) }
+    #expect(alert.title.unicodeScalars.count == 4_000 && alert.title.hasSuffix("…"))
+    #expect(alert.message?.unicodeScalars.count == 80_000)
+    #expect(alert.message?.hasSuffix("…") == true)
+    #expect(
+      issues.map(\.message) == [
+        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the title "
+          + "has 1000001 Unicode scalars (combining marks included); it is cut to 4000. Fix: keep "
+          + "the title short and put details in the message.",
+        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable length\": the "
+          + "message has 1000001 Unicode scalars (combining marks included); it is cut to 80000. "
+          + "Fix: show long text somewhere other than an alert.",
+      ])
+  }
+
+  @Test func tooManyButtons() {
+    let buttons = (1...200).map { AlertButton.default("B\($0)") } + [.cancel("Stop")]
+    let line = #line + 1
+    let (alert, issues) = Self.make { AlertData(title: "Many", buttons: buttons) }
+    // Outcome: the first 63 and the cancel button, so the alert can still be backed out of.
+    #expect(alert.buttons.map(\.title) == (1...63).map { "B\($0)" } + ["Stop"])
+    #expect(alert.buttons.map(\.id) == Array(buttons.prefix(63).map(\.id)) + [buttons[200].id])
+    #expect(alert.cancelButton?.title == "Stop")
+    #expect(
+      issues.map(\.message) == [
+        "an alert made at \(Self.site(line)) breaks the rule \"a reasonable number of buttons\": "
+          + "the alert has 201 buttons; it is shown with the first 63 and its cancel button. Fix: "
+          + "offer at most 64 choices in an alert, and longer lists somewhere else."
+      ])
+  }
+
+  @Test func tooManyButtonsWithoutACancelButtonKeepTheFirst() {
+    let buttons = (1...65).map { AlertButton.default("B\($0)") }
+    let (alert, issues) = Self.make { AlertData(title: "Many", buttons: buttons) }
+    #expect(alert.buttons.map(\.title) == (1...64).map { "B\($0)" })
+    #expect(issues.map { $0.message.contains("it is shown with the first 64.") } == [true])
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func repairingDuplicateTitlesTakesNearLinearTime() {
+    // Before: cubic; buttons "A (2)" … "A (n)" then n copies of "A" took 13 s at n = 4,000 in a
+    // release build, so 20,000 would take half an hour.
+    let count = 20_000
+    let titles = (2...count).map { "A (\($0))" } + Array(repeating: "A", count: count)
+    let repaired = AlertValidation.distinctTitles(titles)
+    #expect(Set(repaired).count == repaired.count)
+    #expect(repaired.prefix(count) == titles.prefix(count))
+    #expect(repaired[count] == "A (\(count + 1))")
+    #expect(repaired.last == "A (\(2 * count - 1))")
+  }
+
+  @Test func repairedTitlesMatchTheRuleOnSeededInputs() {
+    var generator = SplitMix64(seed: 16)
+    for _ in 0..<500 {
+      let titles = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+        ["A", "A (2)", "A (3)", "B", "A (2) (2)", "B (2)"].randomElement(using: &generator) ?? ""
+      }
+      #expect(AlertValidation.distinctTitles(titles) == Self.repairedNaively(titles))
+    }
+  }
+
+  /// The rule as first written, one title at a time: the n-th copy of a title gets " (n)", or the
+  /// next number no button has.
+  static func repairedNaively(_ titles: [String]) -> [String] {
+    var result = titles
+    var seen: [String: Int] = [:]
+    for index in result.indices {
+      let title = result[index]
+      let count = seen[title, default: 0] + 1
+      seen[title] = count
+      guard count > 1 else { continue }
+      var suffix = count
+      while result.contains("\(title) (\(suffix))") { suffix += 1 }
+      result[index] = "\(title) (\(suffix))"
+    }
+    return result
+  }
+
+  @Test func diagnosticsNeutraliseTheTextTheyQuote() {
+    // Before: quoted raw, so writing the diagnostic to a terminal retitled its window.
+    let hostile = "\u{1B}]0;pwned\u{07}"
+    let issues = IssueCollector()
+    let node = EnvironmentNode("catalogue").child(hostile) {
+      $0.issueReporter = IssueReporter { issues.append($0) }
+    }
+    node.withCurrent {
+      _ = AlertData(title: "Quit?", buttons: [.cancel(hostile), .cancel(hostile)])
+      node[\.showAlert](title: hostile)
+      let host = AlertHost()
+      let alert = AlertData(title: hostile)
+      host.show(alert)
+      host.show(alert)
+    }
+    // Two cancel buttons, two titles alike, no host (quoting the title and the node's name),
+    // one value shown twice.
+    #expect(issues.all.count == 4)
+    #expect(issues.all[2].message.contains("from node \"^[]0;pwned^G\" to the root"))
+    for issue in issues.all {
+      #expect(!issue.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising))
+      #expect(issue.message.contains("\"^[]0;pwned^G\""))
+    }
   }
 
   /// Control characters and escape sequences are data, not bad input: `AlertData` keeps them

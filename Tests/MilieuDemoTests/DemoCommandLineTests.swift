@@ -32,6 +32,15 @@ struct DemoCommandLineTests {
     #expect(run.standardError.contains("Run 'milieu-demo --help' for usage."))
   }
 
+  @Test("A usage error neutralises the argument it quotes")
+  func hostileArgument() throws {
+    // Before: echoed raw, so the argument retitled the terminal's window.
+    let run = try Demo.run(["\u{1B}]0;pwned\u{07}"])
+    #expect(run.status == 2, "\(run)")
+    #expect(run.standardError.hasPrefix("milieu-demo: unknown argument '^[]0;pwned^G'."))
+    #expect(!run.standardError.contains("\u{1B}"))
+  }
+
   @Test("--help explains the options, the scenarios, the keys and piped use")
   func help() throws {
     let run = try Demo.run(["--help"])

@@ -144,13 +144,17 @@ struct DemoScenarioTests {
     #expect(run.status == 0, "\(run)")
     #expect(run.lines.first == "Milieu demo: choose a scenario")
     #expect(run.lines.contains("  6) Quit (cancel)"))
-    #expect(run.outcomeLines == ["Delete 3 notes?: tapped Delete"])
+    // Before: the menu's own outcome was never reported.
+    #expect(
+      run.outcomeLines == [
+        "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",
+      ])
   }
 
   @Test("No arguments and no input: the menu is cancelled and the demo ends")
   func menuAtEndOfInput() throws {
     let run = try Demo.run([])
     #expect(run.status == 0, "\(run)")
-    #expect(run.outcomeLines.isEmpty)
+    #expect(run.outcomeLines == ["Milieu demo: choose a scenario: tapped Quit"])
   }
 }

@@ -10,6 +10,39 @@ struct AlertFocusTests {
     #expect(AlertFocus(alert: Fixtures.deleteNotes, focusedButton: 5).focusedButton == nil)
   }
 
+  /// Every list of one to three buttons made of the three roles: 39 alerts.
+  static let everyMixOfRoles: [[TerminalButton.Role]] = {
+    var mixes: [[TerminalButton.Role]] = [[]]
+    var all: [[TerminalButton.Role]] = []
+    for _ in 1...3 {
+      mixes = mixes.flatMap { mix in
+        [TerminalButton.Role.default, .cancel, .destructive].map { mix + [$0] }
+      }
+      all += mixes
+    }
+    return all
+  }()
+
+  @Test("A bare Enter never chooses a destructive button", arguments: everyMixOfRoles)
+  func enterNeverDestroys(roles: [TerminalButton.Role]) {
+    let alert = TerminalAlert(
+      title: "Erase?",
+      buttons: roles.enumerated().map { TerminalButton("B\($0.offset)", role: $0.element) })
+    var focus = AlertFocus(alert: alert)
+    let action = focus.handle(.enter)
+    let safe = roles.indices.filter { roles[$0] != .destructive }
+    if safe.isEmpty {
+      // Nothing is focused: Enter does nothing until a digit or a move.
+      #expect(focus.focusedButton == nil)
+      #expect(action == KeyAction.none)
+    } else {
+      // The first default button, else the cancel button.
+      let expected = roles.firstIndex(of: .default) ?? roles.firstIndex(of: .cancel)
+      #expect(action == .choose(expected ?? -1))
+      #expect(roles[expected ?? 0] != .destructive)
+    }
+  }
+
   @Test(
     "→, Tab and ↓ move forward in display order and wrap around",
     arguments: [Key.right, .tab, .down])

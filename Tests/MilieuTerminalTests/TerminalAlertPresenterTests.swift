@@ -208,6 +208,19 @@ extension SerializedTerminalTests {
       #expect(issues.all.count == 1)
       #expect(issues.all.first?.message.contains("could not ask \"Saved?\"") == true)
     }
+
+    @Test("The report of a terminal that cannot be used neutralises the title it quotes")
+    func failureWithHostileTitle() async {
+      let issues = IssueCollector()
+      let host = AlertHost(
+        presenter: TerminalAlertPresenter(terminal: TerminalPresenter(input: -1, output: -1)))
+      let alert = question("\u{1B}]0;pwned\u{07}")
+      _ = await issues.node().withCurrent { await host.outcome(of: alert) }
+      #expect(issues.all.first?.message.contains("could not ask \"^[]0;pwned^G\"") == true)
+      #expect(
+        issues.all.first?.message.unicodeScalars.contains(where: TextSanitizer.needsNeutralising)
+          == false)
+    }
   }
 
   @Suite("TerminalAlertPresenter, interactive")
@@ -257,6 +270,31 @@ extension SerializedTerminalTests {
       typeKeys("\u{1B}", into: terminal)
       #expect(await newOutcome.first() == .chosen(try #require(new.choice(at: 1))))
       #expect(terminal.attributes().modeFlags == before.modeFlags)
+    }
+
+    @Test("An issue reported on another descriptor of the box's terminal goes above the box")
+    func issueAboveBox() async throws {
+      let terminal = try PseudoTerminal(columns: 60, rows: 24)
+      defer { terminal.close() }
+      // Standard error on the same terminal as the box.
+      let errors = fcntl(terminal.terminal, F_DUPFD_CLOEXEC, 0)
+      defer { close(errors) }
+      let output = OutputWatcher(terminal.controller)
+      let host = AlertHost(
+        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+      let alert = deleteNotes()
+      let outcome = show(alert, in: host)
+      #expect(output.waitFor("[ 2 Cancel ]"))
+      TerminalConsole(output: errors).issueReporter.report(
+        EnvironmentIssue("a title \"\u{1B}]0;pwned\u{07}\"", at: alert.callSite))
+      // Before: written raw, inside the box. Now the box (7 lines) is erased, the line written,
+      // neutralised, and the box drawn again below it.
+      #expect(
+        output.waitFor(
+          "\u{1B}[6A\u{1B}[Jwarning: \(alert.callSite): a title \"^[]0;pwned^G\"\r\r\n╭"))
+      typeKeys("2", into: terminal)
+      #expect(await outcome.first() == .chosen(try #require(alert.choice(at: 1))))
+      #expect(!output.text.contains("\u{1B}]0;pwned"))
     }
 
     @Test("A toast that arrives while the box is up is written above it")

@@ -23,7 +23,7 @@ struct TerminalAlertTests {
     #expect(Fixtures.deleteNotes.initialFocus == 1)
     let onlyDestructive = TerminalAlert(
       title: "", buttons: [TerminalButton("Erase", role: .destructive)])
-    #expect(onlyDestructive.initialFocus == 0)
+    #expect(onlyDestructive.initialFocus == nil)
     #expect(TerminalAlert(title: "", buttons: []).initialFocus == nil)
   }
 }

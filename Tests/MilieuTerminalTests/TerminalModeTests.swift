@@ -113,6 +113,15 @@ extension SerializedTerminalTests {
       #expect("\(TerminalError(operation: "tcgetattr", code: ENOTTY))".contains("not a terminal"))
     }
 
+    @Test("An uncommon errno is explained in the system's words")
+    func uncommonErrno() {
+      // Before: "read failed: (errno 21)".
+      #expect(
+        "\(TerminalError(operation: "read", code: EISDIR))"
+          == "read failed: is a directory (errno 21)")
+      #expect("\(TerminalError(operation: "read", code: 9_999))" == "read failed: (errno 9999)")
+    }
+
     @Test("SIGTERM in raw mode writes the reset sequence, then ends the process by SIGTERM")
     func sigtermRestoresThenTerminates() async {
       let result = await #expect(
@@ -140,6 +149,48 @@ extension SerializedTerminalTests {
         }
       }
       #expect(result?.standardOutputContent.isEmpty == false)
+    }
+
+    @Test("Each fatal signal restores the terminal, then reaches the program's handler")
+    func fatalSignalsRestoreThenChain() async {
+      // Before: SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGABRT found the terminal still raw.
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        let terminal = try PseudoTerminal()
+        probedTerminal = terminal.terminal
+        // The test runner starts exit tests with SIGABRT blocked, as `abort` would not.
+        var fatalSignals = sigset_t()
+        sigemptyset(&fatalSignals)
+        for fatal in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT] { sigaddset(&fatalSignals, fatal) }
+        pthread_sigmask(SIG_UNBLOCK, &fatalSignals, nil)
+        for fatal in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT] {
+          signal(fatal) { _ in reportProbedMode() }
+          try TerminalMode.withRawMode(input: terminal.terminal, output: nil) {
+            _ = raise(fatal)
+          }
+        }
+        exit(0)
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(output == String(repeating: "restored\n", count: 5))
+    }
+
+    @Test("A runtime trap in another thread restores the terminal, then ends the process")
+    func trapInAThreadRestores() async {
+      // Before: the process ended by SIGILL and left the terminal raw.
+      let result = await #expect(
+        processExitsWith: .signal(SIGILL), observing: [\.standardOutputContent]
+      ) {
+        let terminal = try PseudoTerminal()
+        try TerminalMode.withRawMode(input: terminal.terminal, output: 1) {
+          _ = startThread {
+            let empty: [Int] = []
+            _ = empty[Int(getpid()) & 1 | 1]  // an index out of range: a trap
+          }
+          while true { pause() }
+        }
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(output.hasPrefix("\u{1B}[0m\u{1B}[?25h\r\n"))
     }
 
     @Test("The program's own signal handler runs after the terminal is restored")

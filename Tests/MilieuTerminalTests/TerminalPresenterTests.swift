@@ -26,6 +26,18 @@ private func presentPlainly(
   return (choice, readAll(outputRead))
 }
 
+/// Writes every byte, however many calls it takes.
+private func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+  var offset = 0
+  while offset < bytes.count {
+    let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return false }
+    offset += written
+  }
+  return true
+}
+
 private let hideCursor = "\u{1B}[?25l"
 private let showCursor = "\u{1B}[?25h"
 
@@ -112,6 +124,79 @@ extension SerializedTerminalTests {
     func overlongLine() throws {
       let input = String(repeating: "x", count: 20_000) + "\n1\n"
       #expect(try presentPlainly(Fixtures.deleteNotes, input: input).choice == .button(0))
+    }
+
+    @Test("An over-long answer is refused with a message, whatever it starts with")
+    func overlongAnswerIsRefused() throws {
+      // Before: the line was cut to 4,096 bytes, then matched, and taken as Delete.
+      let input = "Delete" + String(repeating: " ", count: 5_000) + "X\n2\n"
+      let (choice, output) = try presentPlainly(Fixtures.deleteNotes, input: input)
+      #expect(choice == .button(1))
+      #expect(
+        output.hasSuffix(
+          "Your choice [1-2]: \nThat answer is 5007 bytes long; an answer has at most 4096. "
+            + "Please answer with a number from 1 to 2 or one of: Delete, Cancel.\n"
+            + "Your choice [1-2]: 2\n"))
+    }
+
+    @Test("A ten-megabyte line is read in blocks, refused, and the next line answers")
+    func tenMegabyteLine() throws {
+      let (inputRead, inputWrite) = try makePipe()
+      let (outputRead, outputWrite) = try makePipe()
+      defer { for descriptor in [inputRead, outputRead] { close(descriptor) } }
+      let writer = startThread {
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<10 {
+          _ = block.withUnsafeBytes { writeAll(inputWrite, $0) }
+        }
+        _ = Array("\n1\n".utf8).withUnsafeBytes { writeAll(inputWrite, $0) }
+        close(inputWrite)
+      }
+      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      #expect(try presenter.present(Fixtures.deleteNotes) == .button(0))
+      _ = writer.map { pthread_join($0, nil) }
+      close(outputWrite)
+      #expect(readAll(outputRead).contains("That answer is 10485760 bytes long"))
+    }
+
+    @Test("An answer typed on a terminal is not echoed again when output is piped")
+    func terminalInputIsNotEchoedTwice() throws {
+      // `milieu-demo | cat`: the terminal echoes the answer, then the presenter echoed it again.
+      let terminal = try PseudoTerminal(columns: 80, rows: 24)
+      defer { terminal.close() }
+      let (outputRead, outputWrite) = try makePipe()
+      defer { close(outputRead) }
+      let presenter = TerminalPresenter(input: terminal.terminal, output: outputWrite)
+      #expect(!presenter.isInteractive)
+      _ = Array("2\n".utf8).withUnsafeBytes {
+        write(terminal.controller, $0.baseAddress, $0.count)
+      }
+      #expect(try presenter.present(Fixtures.deleteNotes) == .button(1))
+      close(outputWrite)
+      #expect(readAll(outputRead).hasSuffix("  2) Cancel (cancel)\nYour choice [1-2]: "))
+    }
+
+    @Test("With TERM=dumb a terminal is asked in plain text, without cursor or clear escapes")
+    func dumbTerminal() async {
+      // Before: the box was drawn with cursor moves and screen clears a dumb terminal shows raw.
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        setenv("TERM", "dumb", 1)
+        let terminal = try PseudoTerminal(columns: 80, rows: 24)
+        let presenter = TerminalPresenter(input: terminal.terminal, output: terminal.terminal)
+        _ = Array("2\n".utf8).withUnsafeBytes {
+          write(terminal.controller, $0.baseAddress, $0.count)
+        }
+        let choice = try presenter.present(Fixtures.deleteNotes)
+        var output = [UInt8](repeating: 0, count: 65_536)
+        let count = output.withUnsafeMutableBytes {
+          read(terminal.controller, $0.baseAddress, $0.count)
+        }
+        _ = output.withUnsafeBytes { write(1, $0.baseAddress, max(0, count)) }
+        exit(!presenter.isInteractive && choice == .button(1) ? 0 : 1)
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(!output.contains("\u{1B}"))
+      #expect(output.contains("  2) Cancel (cancel)\r\nYour choice [1-2]: "))
     }
 
     @Test("Only one line is consumed per alert, so answers can be queued")
@@ -202,6 +287,51 @@ extension SerializedTerminalTests {
       let alert = TerminalAlert(
         title: "Retry?", buttons: [TerminalButton("Retry"), TerminalButton("Quit")])
       #expect(try presentInteractively(alert, steps: [.type([0x1B])]).choice == .dismissed)
+    }
+
+    @Test("With only a destructive button, a bare Enter chooses nothing")
+    func enterNeverErases() throws {
+      // Before: Erase was focused, so this Enter erased the disk.
+      let alert = TerminalAlert(
+        title: "Erase the disk?", buttons: [TerminalButton("Erase", role: .destructive)])
+      let run = try presentInteractively(
+        alert, steps: [.type([0x0D]), .type([0x0D]), .type([0x1B])])
+      #expect(run.choice == .dismissed)
+      #expect(!run.output.contains("[ 1 Erase ]"))
+      // The digit, or moving the focus first, still chooses it.
+      #expect(try presentInteractively(alert, steps: [.type(Array("1".utf8))]).choice == .button(0))
+      let moved = try presentInteractively(
+        alert, steps: [.type(Array("\t".utf8)), .waitFor("[ 1 Erase ]"), .type([0x0D])])
+      #expect(moved.choice == .button(0))
+    }
+
+    @Test("A box taller than the window is cut to it, so a redraw leaves no copy behind")
+    func tallBox() throws {
+      let terminal = try PseudoTerminal(columns: 40, rows: 8)
+      defer { terminal.close() }
+      let alert = TerminalAlert(
+        title: "Read all of this?",
+        message: (1...30).map { "Line \($0)." }.joined(separator: "\n"),
+        buttons: [TerminalButton("Yes"), TerminalButton("No", role: .cancel)])
+      let presenter = TerminalPresenter(
+        input: terminal.terminal, output: terminal.terminal, colorPolicy: .never)
+      let run = try TerminalUser.run(
+        terminal,
+        steps: [
+          .waitFor("[ 1 Yes ]"), .type(Array("\t".utf8)), .waitFor("[ 2 No ]"), .type([0x0D]),
+        ]
+      ) { try presenter.present(alert) }
+      #expect(run.failures.isEmpty, "\(run.failures)")
+      #expect(run.result == .button(1))
+      // Before: the 36-line box went up 35 rows to redraw, past the top of an 8-row screen.
+      let ups = run.output.split(separator: "\u{1B}[").compactMap { part -> Int? in
+        guard let end = part.firstIndex(of: "A") else { return nil }
+        return Int(part[..<end])
+      }
+      #expect(!ups.isEmpty)
+      #expect(ups.allSatisfy { $0 <= 7 }, "\(ups)")
+      #expect(run.output.contains("│ Line 1.") && run.output.contains("│ …"))
+      #expect(!run.output.contains("Line 30."))
     }
 
     @Test("An escape sequence typed in pieces is still one key")

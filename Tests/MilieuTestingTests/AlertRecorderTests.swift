@@ -1,8 +1,10 @@
 import Milieu
 import MilieuAlerts
 import MilieuTestSupport
-import MilieuTesting
+import Synchronization
 import Testing
+
+@testable import MilieuTesting
 
 @Suite struct AlertRecorderTests {
   /// Seed 001's helper test, as a Milieu test.
@@ -99,6 +101,45 @@ import Testing
     }
   }
 
+  @Test func errorsNeutraliseTheTitlesTheyQuote() {
+    let hostile = "\u{1B}]0;pwned\u{07}"
+    let errors: [AlertRecorderError] = [
+      .noAlert(request: "tap(\"\(hostile)\")", shownSoFar: [hostile]),
+      .noSuchButton(hostile, alert: hostile, buttons: [hostile]),
+      .ambiguousButton(hostile, alert: hostile, matches: [hostile]),
+      .timedOut(after: .seconds(1), shownSoFar: [hostile]),
+    ]
+    for error in errors {
+      #expect(!error.description.unicodeScalars.contains(where: DiagnosticText.needsNeutralising))
+      #expect(error.description.contains("^[]0;pwned^G"))
+    }
+  }
+
+  /// Suspected in issue 16: `next` started its timer before registering as a waiter, so a timer
+  /// that fired in between found nobody to wake, and `next` then waited forever. With a clock
+  /// whose sleeps end at once, each time the timer starts the clock checks that the waiter is
+  /// registered; if it is not, it counts the fault and lets the waiter register before the timer
+  /// fires, so that the old order shows as a count rather than a hang.
+  ///
+  /// `next` is awaited directly, leaving the second thread of a two-core pool idle: the old
+  /// order's timer then started before the waiter in most runs of 20,000 calls.
+  @Test func theTimeoutStartsOnlyOnceNextIsWaiting() async {
+    await withAlertRecorder { alerts in
+      let early = Tally()
+      let clock = ImmediateClock {
+        guard alerts.waiterCount == 0 else { return }
+        early.add()
+        for _ in 0..<100_000 where alerts.waiterCount == 0 { await Task.yield() }
+      }
+      for _ in 0..<20_000 {
+        await #expect(throws: AlertRecorderError.timedOut(after: .zero, shownSoFar: [])) {
+          try await alerts.next(timeout: .zero, clock: clock)
+        }
+      }
+      #expect(early.count == 0, "the timer started before the waiter \(early.count) times")
+    }
+  }
+
   /// The default timeout bounds a wait that has failed; it is no estimate of how long showing an
   /// alert takes, and one second left a busy CI machine little room.
   @Test func byDefaultNextWaitsTenSecondsBeforeFailing() async throws {
@@ -178,5 +219,22 @@ import Testing
     weak var weakRecorder: AlertRecorder?
     withAlertRecorder { alerts in weakRecorder = alerts }
     #expect(weakRecorder == nil)
+  }
+}
+
+/// A count that tasks add to.
+private final class Tally: Sendable {
+  private let value = Atomic<Int>(0)
+  func add() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// A clock whose every sleep ends at once, after calling `onSleep`.
+private struct ImmediateClock: Clock {
+  let onSleep: @Sendable () async -> Void
+  var now: ContinuousClock.Instant { ContinuousClock.now }
+  var minimumResolution: Duration { .zero }
+  func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+    await onSleep()
   }
 }

@@ -23,9 +23,13 @@ public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
     case distinctButtonTitles = "distinct button titles"
     /// Every button has a title. Repair: an untitled button is named "Button N".
     case buttonTitles = "every button has a title"
-    /// A title stays under 1,000 characters and a message under 20,000. Repair: the text is cut
-    /// and ends with "…".
+    /// A title stays within 1,000 characters and 4,000 Unicode scalars, a message within 20,000
+    /// characters and 80,000 scalars (so that one character heaped with combining marks counts
+    /// for what it weighs). Repair: the text is cut and ends with "…".
     case reasonableLength = "a reasonable length"
+    /// An alert has at most 64 buttons. Repair: the first 64 are kept; when the cancel button
+    /// comes later, the first 63 and the cancel button.
+    case buttonCount = "a reasonable number of buttons"
   }
 
   /// The rule that was broken.
@@ -54,6 +58,9 @@ public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
 enum AlertValidation {
   static let maximumTitleLength = 1_000
   static let maximumMessageLength = 20_000
+  static let maximumTitleScalars = 4_000
+  static let maximumMessageScalars = 80_000
+  static let maximumButtonCount = 64
 
   struct Violation: Sendable, Equatable {
     var rule: AlertDiagnostic.Rule
@@ -83,6 +90,7 @@ enum AlertValidation {
       result.buttons = [.cancel("OK")]
       return result
     }
+    checkButtonCount(&result)
     checkButtonTitles(&result)
     checkCancelButtons(&result)
     checkDuplicateTitles(&result)
@@ -90,24 +98,68 @@ enum AlertValidation {
   }
 
   private static func checkText(_ result: inout Result) {
-    if result.title.count > maximumTitleLength {
-      let length = result.title.count
-      result.title = String(result.title.prefix(maximumTitleLength - 1)) + "…"
+    if let (cut, detail) = cut(
+      result.title, named: "title", characters: maximumTitleLength, scalars: maximumTitleScalars)
+    {
+      result.title = cut
       result.violations.append(
         Violation(
-          rule: .reasonableLength,
-          detail: "the title has \(length) characters; it is cut to \(maximumTitleLength).",
+          rule: .reasonableLength, detail: detail,
           fix: "keep the title short and put details in the message."))
     }
-    if let message = result.message, message.count > maximumMessageLength {
-      result.message = String(message.prefix(maximumMessageLength - 1)) + "…"
+    if let message = result.message,
+      let (cut, detail) = cut(
+        message, named: "message", characters: maximumMessageLength,
+        scalars: maximumMessageScalars)
+    {
+      result.message = cut
       result.violations.append(
         Violation(
-          rule: .reasonableLength,
-          detail:
-            "the message has \(message.count) characters; it is cut to \(maximumMessageLength).",
+          rule: .reasonableLength, detail: detail,
           fix: "show long text somewhere other than an alert."))
     }
+  }
+
+  /// `text` cut to both limits and ending with "…", with what was done; `nil` when it fits.
+  private static func cut(
+    _ text: String, named name: String, characters: Int, scalars: Int
+  ) -> (String, String)? {
+    // Most text is far below either limit: its UTF-8 length bounds both counts from above.
+    if text.utf8.count <= min(characters, scalars) { return nil }
+    let characterCount = text.count
+    let scalarCount = text.unicodeScalars.count
+    guard characterCount > characters || scalarCount > scalars else { return nil }
+    var cut = characterCount > characters ? String(text.prefix(characters - 1)) : text
+    if cut.unicodeScalars.count >= scalars {
+      cut = String(String.UnicodeScalarView(cut.unicodeScalars.prefix(scalars - 1)))
+    }
+    let detail =
+      characterCount > characters
+      ? "the \(name) has \(characterCount) characters; it is cut to \(characters)."
+      : "the \(name) has \(scalarCount) Unicode scalars (combining marks included); it is cut "
+        + "to \(scalars)."
+    return (cut + "…", detail)
+  }
+
+  private static func checkButtonCount(_ result: inout Result) {
+    let count = result.buttons.count
+    guard count > maximumButtonCount else { return }
+    let kept: String
+    if let cancel = result.buttons.firstIndex(where: { $0.role == .cancel }),
+      cancel >= maximumButtonCount
+    {
+      result.buttons = result.buttons.prefix(maximumButtonCount - 1) + [result.buttons[cancel]]
+      kept = "the first \(maximumButtonCount - 1) and its cancel button"
+    } else {
+      result.buttons = Array(result.buttons.prefix(maximumButtonCount))
+      kept = "the first \(maximumButtonCount)"
+    }
+    result.violations.append(
+      Violation(
+        rule: .buttonCount,
+        detail: "the alert has \(count) buttons; it is shown with \(kept).",
+        fix: "offer at most \(maximumButtonCount) choices in an alert, and longer lists "
+          + "somewhere else."))
   }
 
   private static func checkButtonTitles(_ result: inout Result) {
@@ -128,7 +180,8 @@ enum AlertValidation {
     for index in cancels.dropFirst() {
       result.buttons[index] = result.buttons[index].with(role: .default)
     }
-    let titles = cancels.map { "\"\(result.buttons[$0].title)\"" }.joined(separator: ", ")
+    let titles = cancels.map { DiagnosticText.quoted(result.buttons[$0].title) }
+      .joined(separator: ", ")
     result.violations.append(
       Violation(
         rule: .oneCancelButton,
@@ -139,26 +192,46 @@ enum AlertValidation {
   }
 
   private static func checkDuplicateTitles(_ result: inout Result) {
-    var seen: [String: Int] = [:]
-    for index in result.buttons.indices {
-      let title = result.buttons[index].title
-      let count = seen[title, default: 0] + 1
-      seen[title] = count
-      guard count > 1 else { continue }
-      var renamed = "\(title) (\(count))"
-      var suffix = count
-      while result.buttons.contains(where: { $0.title == renamed }) {
-        suffix += 1
-        renamed = "\(title) (\(suffix))"
-      }
-      result.buttons[index] = result.buttons[index].with(title: renamed)
+    let titles = result.buttons.map(\.title)
+    let distinct = distinctTitles(titles)
+    for index in titles.indices where distinct[index] != titles[index] {
+      result.buttons[index] = result.buttons[index].with(title: distinct[index])
       result.violations.append(
         Violation(
           rule: .distinctButtonTitles,
           detail:
-            "two buttons are titled \"\(title)\"; the later one is shown as \"\(renamed)\" so "
-            + "each can be told apart and tapped by title.",
+            "two buttons are titled \(DiagnosticText.quoted(titles[index])); the later one is "
+            + "shown as \(DiagnosticText.quoted(distinct[index])) so each can be told apart and "
+            + "tapped by title.",
           fix: "give each button its own title."))
     }
+  }
+
+  /// The titles with each repeated one renamed: the n-th copy of a title becomes "title (n)",
+  /// or the next number that no title has.
+  ///
+  /// - Complexity: O(*n*) hash lookups in the number of titles: a number tried and found taken
+  ///   is never tried again for the same title, since each title's next number only grows.
+  static func distinctTitles(_ titles: [String]) -> [String] {
+    var result = titles
+    var taken = Set(titles)
+    var copies: [String: Int] = [:]
+    var nextSuffix: [String: Int] = [:]
+    for index in titles.indices {
+      let title = titles[index]
+      let copy = copies[title, default: 0] + 1
+      copies[title] = copy
+      guard copy > 1 else { continue }
+      var suffix = max(copy, nextSuffix[title, default: 0])
+      var renamed = "\(title) (\(suffix))"
+      while taken.contains(renamed) {
+        suffix += 1
+        renamed = "\(title) (\(suffix))"
+      }
+      taken.insert(renamed)
+      nextSuffix[title] = suffix + 1
+      result[index] = renamed
+    }
+    return result
   }
 }

@@ -32,6 +32,9 @@ public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
   var deduplicationKey: String? { get }
 
   /// How long the item stays once presented before it expires, or `nil` to stay until answered.
+  ///
+  /// A host times lifetimes of up to 100 years; a longer one counts as `nil`, since a clock
+  /// cannot time every `Duration`.
   var lifetime: Duration? { get }
 
   /// The choice recorded when the item expires.
@@ -42,4 +45,16 @@ public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
 
   /// The action a choice runs, or the action of a dismissal when `choice` is `nil`.
   func action(for choice: Choice?) -> (@Sendable () async -> Void)?
+}
+
+/// The longest lifetime a host times: 100 years of 365.25 days. Clocks cannot time every
+/// `Duration` (`ContinuousClock.sleep(for:)` traps when its deadline overflows 64-bit seconds).
+let presentableLongestLifetime = Duration.seconds(3_155_760_000)
+
+extension Presentable {
+  /// The lifetime a host times: ``lifetime``, unless it is too long for a clock.
+  var timedLifetime: Duration? {
+    guard let lifetime, lifetime <= presentableLongestLifetime else { return nil }
+    return lifetime
+  }
 }

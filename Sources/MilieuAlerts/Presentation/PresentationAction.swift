@@ -52,8 +52,9 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     Self { item, resolution in
       EnvironmentNode.current[\.issueReporter].report(
         EnvironmentIssue(
-          "\(what) \"\(item.title)\" was dropped: no host is installed on the path from "
-            + "\(EnvironmentNode.current.name.map { "node \"\($0)\"" } ?? "the current node") "
+          "\(what) \(DiagnosticText.quoted(item.title)) was dropped: no host is installed on the "
+            + "path from "
+            + "\(EnvironmentNode.current.name.map { "node \(DiagnosticText.quoted($0))" } ?? "the current node") "
             + "to the root. \(install)",
           at: item.callSiteForDiagnostics))
       resolution?.resolve(.dropped(.noHost))

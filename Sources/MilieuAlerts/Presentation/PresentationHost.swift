@@ -62,6 +62,10 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     var current: Entry?
     var pending = PendingQueue<Entry>()
     var keys: [String: PresentationID] = [:]
+    /// The identities of the waiting items, so that showing one of them again is found without
+    /// a search; the current item's is compared directly, and a host that shows one item at a
+    /// time never touches the set.
+    var pendingIDs: Set<PresentationID> = []
     /// The effects queued for delivery.
     var effects: [Effect] = []
     /// An empty buffer with capacity, which becomes `effects` when a delivery takes the queued
@@ -129,6 +133,12 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// host.show(AlertData(title: "Saved")) { outcome in print("Saved:", outcome) }
   /// ```
   ///
+  /// An item is one showing: showing a value that is already current or waiting here would give
+  /// two showings one identity, so the new showing is dropped as
+  /// ``DropReason/duplicate(of:)`` (of its own identifier) and reported through the
+  /// `issueReporter`, whatever the policy. Once the first showing is resolved, the value may be
+  /// shown again.
+  ///
   /// - Parameters:
   ///   - item: The item.
   ///   - completion: Receives the item's outcome, exactly once.
@@ -140,15 +150,21 @@ public final class PresentationHost<Item: Presentable>: Sendable {
 
   package func show(_ item: Item, resolution: Resolution<Item.Choice>?) {
     let entry = Entry(item: item, resolution: resolution)
-    mutate { state in
+    let isShownAlready = mutate { state in
+      // One value shown twice would be two showings with one identity: an answer to either
+      // would answer both.
+      if state.isShownOrWaiting(item.id) {
+        state.drop(entry, .duplicate(of: item.id))
+        return true
+      }
       if policy.deduplicates, let key = item.deduplicationKey, let original = state.keys[key] {
         state.drop(entry, .duplicate(of: original))
-        return
+        return false
       }
       guard let shown = state.current else {
         state.post(.enqueued(item))
         state.makeCurrent(entry)
-        return
+        return false
       }
       switch policy.whenBusy {
       case .dropNew:
@@ -163,22 +179,35 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         state.makeCurrent(entry)
       case .enqueue:
         if state.pending.count >= policy.maximumPending {
-          guard policy.overflow == .dropOldest, let oldest = state.pending.popFirst() else {
+          guard policy.overflow == .dropOldest, let oldest = state.popFirstPending() else {
             state.drop(entry, .queueFull(limit: policy.maximumPending))
-            return
+            return false
           }
           state.forget(oldest.item)
           state.drop(oldest, .queueFull(limit: policy.maximumPending))
         }
         if policy.maximumPending == 0 {
           state.drop(entry, .queueFull(limit: 0))
-          return
+          return false
         }
         state.remember(item)
         state.pending.append(entry)
+        state.pendingIDs.insert(item.id)
         state.post(.enqueued(item))
       }
+      return false
     }
+    if isShownAlready { reportShownAlready(item) }
+  }
+
+  private func reportShownAlready(_ item: Item) {
+    EnvironmentNode.current[\.issueReporter].report(
+      EnvironmentIssue(
+        "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
+          + "already shown or waiting in its host; showing the same value again is dropped as a "
+          + "duplicate of it, so that each showing is answered once. Fix: make a new "
+          + "\(Item.self) for each showing, or await the outcome of the first.",
+        at: item.callSiteForDiagnostics))
   }
 
   /// Shows an item and waits for its outcome.
@@ -213,14 +242,15 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         let resolution = Resolution<Item.Choice> { continuation.resume(returning: $0) }
         box.set(resolution)
         deliver(resolution)
-        if Task.isCancelled {
-          resolution.resolve(.dropped(.cancelled))
+        // Withdrawn only while this showing is unresolved: a showing already answered keeps its
+        // answer, and one dropped (a duplicate of a value still shown) must not withdraw the
+        // showing it duplicates, which has the same identity.
+        if Task.isCancelled, resolution.cancel() {
           withdraw()
         }
       }
     } onCancel: {
-      box.get()?.resolve(.dropped(.cancelled))
-      withdraw()
+      if box.get()?.cancel() == true { withdraw() }
     }
   }
 
@@ -321,7 +351,9 @@ public final class PresentationHost<Item: Presentable>: Sendable {
         state.effects.append(.withdraw(shown.item))
         state.drop(shown, .cancelled)
         state.presentNext()
-      } else if let waiting = state.pending.remove(where: { $0.item.id == id }) {
+      } else if state.pendingIDs.remove(id) != nil,
+        let waiting = state.pending.remove(where: { $0.item.id == id })
+      {
         state.forget(waiting.item)
         state.drop(waiting, .cancelled)
       }
@@ -338,6 +370,12 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       }
       if let choice, !shown.item.isValid(choice) {
         throw .invalidChoice("\(choice)", item: item.id, title: item.title)
+      }
+      // Marked under the lock, so that a cancellation cannot come between the answer and the
+      // mark. If the awaiting task was cancelled first, the item is resolved already and its
+      // withdrawal is on its way: the answer is refused, as it would be a moment later.
+      if let resolution = shown.resolution, !resolution.markAnswered() {
+        throw .notCurrent(item.id, title: item.title, current: nil)
       }
       state.current = nil
       state.forget(shown.item)
@@ -490,15 +528,19 @@ extension PresentationHost.State {
     current = entry
     post(.presented(entry.item))
     effects.append(.present(entry.item))
-    if let lifetime = entry.item.lifetime { effects.append(.expire(entry.item, after: lifetime)) }
+    if let lifetime = entry.item.timedLifetime {
+      effects.append(.expire(entry.item, after: lifetime))
+    }
   }
 
   fileprivate mutating func presentNext() {
-    if let next = pending.popFirst() {
+    if let next = popFirstPending() {
       current = next
       post(.presented(next.item))
       effects.append(.present(next.item))
-      if let lifetime = next.item.lifetime { effects.append(.expire(next.item, after: lifetime)) }
+      if let lifetime = next.item.timedLifetime {
+        effects.append(.expire(next.item, after: lifetime))
+      }
     }
   }
 
@@ -515,6 +557,18 @@ extension PresentationHost.State {
   fileprivate mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
     post(.dropped(entry.item, reason))
     if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
+  }
+
+  /// Whether an item with this identity is current or waiting.
+  fileprivate func isShownOrWaiting(_ id: PresentationID) -> Bool {
+    current?.item.id == id || (!pendingIDs.isEmpty && pendingIDs.contains(id))
+  }
+
+  /// Takes the first waiting item out of the queue.
+  fileprivate mutating func popFirstPending() -> PresentationHost.Entry? {
+    guard let first = pending.popFirst() else { return nil }
+    pendingIDs.remove(first.item.id)
+    return first
   }
 
   fileprivate mutating func remember(_ item: Item) {

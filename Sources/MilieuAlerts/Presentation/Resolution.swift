@@ -5,13 +5,22 @@ import Milieu
 /// The first ``resolve(_:)`` wins and later ones are ignored. If the last reference goes away
 /// before anyone resolved it — a custom action that dropped its completion — it resolves as
 /// ``DropReason/unanswered``, so a continuation waiting on it never leaks.
+///
+/// Once a host has accepted an answer (``markAnswered()``), the outcome is that answer, delivered
+/// when its action has finished: a cancellation that comes meanwhile (``cancel()``) no longer
+/// turns it into a drop.
 package final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
   package typealias Completion = @Sendable (PresentationOutcome<Choice>) -> Void
 
-  private let completion: Lock<Completion?>
+  private struct State {
+    var completion: Completion?
+    var isAnswered = false
+  }
+
+  private let state: Lock<State>
 
   package init(_ completion: @escaping Completion) {
-    self.completion = Lock(completion)
+    state = Lock(State(completion: completion))
   }
 
   /// Delivers the outcome, unless one was delivered before.
@@ -19,13 +28,38 @@ package final class Resolution<Choice: Sendable & Equatable & CustomStringConver
   /// - Returns: Whether this call delivered it.
   @discardableResult
   package func resolve(_ outcome: PresentationOutcome<Choice>) -> Bool {
-    guard let completion = completion.withLock({ $0.take() }) else { return false }
+    guard let completion = state.withLock({ $0.completion.take() }) else { return false }
     completion(outcome)
     return true
   }
 
+  /// Records that the host accepted an answer, whose outcome follows.
+  ///
+  /// - Returns: `false` when the item was already resolved (its awaiting task was cancelled
+  ///   first), in which case the answer must not be taken.
+  func markAnswered() -> Bool {
+    state.withLock { state in
+      guard state.completion != nil else { return false }
+      state.isAnswered = true
+      return true
+    }
+  }
+
+  /// Resolves as ``DropReason/cancelled``, unless the item was resolved or answered before.
+  ///
+  /// - Returns: Whether this call resolved it; only then is there anything to withdraw.
+  @discardableResult
+  func cancel() -> Bool {
+    let completion = state.withLock { state in
+      state.isAnswered ? nil : state.completion.take()
+    }
+    guard let completion else { return false }
+    completion(.dropped(.cancelled))
+    return true
+  }
+
   deinit {
-    if let completion = completion.withLock({ $0.take() }) {
+    if let completion = state.withLock({ $0.completion.take() }) {
       completion(.dropped(.unanswered))
     }
   }

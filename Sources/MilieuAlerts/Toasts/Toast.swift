@@ -33,6 +33,27 @@ public struct Toast: Presentable, CallSiteProviding {
   /// How long a toast shows unless told otherwise: three seconds.
   public static let defaultDuration = Duration.seconds(3)
 
+  /// The duration of a toast that stays until it is dismissed, replaced or withdrawn: it has no
+  /// ``lifetime`` and never expires.
+  ///
+  /// ```swift
+  /// let offline = Toast("You are offline", style: .warning, duration: Toast.forever)
+  /// toasts.show(offline)
+  /// // later, when the connection is back:
+  /// try toasts.dismiss(offline)
+  /// ```
+  ///
+  /// Its value is the largest `.seconds(Int64.max)`; every duration at least that long means
+  /// forever too. A toast that stays blocks the toasts queued behind it until it goes.
+  public static let forever = Duration.seconds(Int64.max)
+
+  /// The longest duration a toast is timed for: 100 years.
+  ///
+  /// A clock cannot time every `Duration` (`ContinuousClock` traps past a few hundred billion
+  /// years), so a longer duration, short of ``forever``, is reported and the toast shows until it
+  /// is dismissed, as with ``forever``.
+  public static let longestTimedDuration = presentableLongestLifetime
+
   /// The toast's identity, unique in the process.
   public let id: PresentationID
   /// The text.
@@ -47,7 +68,8 @@ public struct Toast: Presentable, CallSiteProviding {
   public let callSite: CallSite
 
   /// Makes a toast. A duration that is not positive is reported and replaced by
-  /// ``defaultDuration``.
+  /// ``defaultDuration``; one longer than ``longestTimedDuration`` is reported and replaced by
+  /// ``forever``, unless it is at least ``forever`` already.
   ///
   /// ```swift
   /// let toast = Toast("Copied", style: .info, duration: .seconds(1))
@@ -74,7 +96,17 @@ public struct Toast: Presentable, CallSiteProviding {
     self.style = style
     self.deduplicationKey = deduplicationKey
     self.callSite = callSite
-    if duration > .zero {
+    if duration >= Self.forever {
+      self.duration = Self.forever
+    } else if duration > Self.longestTimedDuration {
+      self.duration = Self.forever
+      EnvironmentNode.current[\.issueReporter].report(
+        EnvironmentIssue(
+          "a toast made at \(callSite) has the duration \(duration), longer than the longest a "
+            + "toast is timed for (\(Self.longestTimedDuration)); it shows until it is dismissed. "
+            + "Fix: pass `Toast.forever` for a toast that stays, or a shorter duration.",
+          at: callSite))
+    } else if duration > .zero {
       self.duration = duration
     } else {
       self.duration = Self.defaultDuration
@@ -88,8 +120,8 @@ public struct Toast: Presentable, CallSiteProviding {
 
   /// The message.
   public var title: String { message }
-  /// A toast lasts its ``duration``.
-  public var lifetime: Duration? { duration }
+  /// A toast lasts its ``duration``; a toast shown ``forever`` has no lifetime.
+  public var lifetime: Duration? { duration < Self.forever ? duration : nil }
   /// A toast ends as ``Ending/expired``.
   public var expiryChoice: Ending? { .expired }
 

@@ -1,9 +1,11 @@
 import Milieu
 import MilieuAlerts
+import MilieuTerminal
 
 /// The menu shown when the demo runs without arguments: an alert with one button per scenario.
 struct ScenarioMenu {
   @Environment(\.showAlert) var showAlert
+  @Environment(\.console) var console
 
   /// Asks which scenario to run.
   ///
@@ -15,7 +17,8 @@ struct ScenarioMenu {
         "A notes app whose nested services ask you things. "
         + "Run milieu-demo --help to read what each scenario shows.",
       buttons: Scenario.allCases.map { AlertButton.default($0.rawValue) } + [.cancel("Quit")])
-    let outcome = await showAlert.ask(alert)
+    // Reported like every other alert, as --help promises.
+    let outcome = await showAlert.askReporting(alert, to: console)
     return outcome.tappedButton.flatMap { Scenario(rawValue: $0.title) }
   }
 }

@@ -1,11 +1,6 @@
 import Milieu
+import MilieuTerminal
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 /// Counts the issues Milieu reports while the demo runs — a terminal that could not be used,
 /// say — and writes each to standard error, so that the demo can exit with status 1.
@@ -16,13 +11,14 @@ final class IssueCounter: Sendable {
   var issues: Int { count.load(ordering: .acquiring) }
 
   /// The reporter to install: one line on standard error per issue, and a count.
+  ///
+  /// Each line goes through a console: neutralised, since issues quote titles that may hold
+  /// escape sequences, and written above an alert's box when standard error shares its terminal.
   var reporter: IssueReporter {
-    IssueReporter { [self] issue in
+    let console = TerminalConsole(output: 2)
+    return IssueReporter { [self] issue in
       count.add(1, ordering: .releasing)
-      let line = "milieu-demo: \(issue)\n"
-      _ = line.utf8CString.withUnsafeBufferPointer { buffer in
-        write(2, buffer.baseAddress, buffer.count - 1)
-      }
+      console.writeLine("milieu-demo: \(issue)")
     }
   }
 }

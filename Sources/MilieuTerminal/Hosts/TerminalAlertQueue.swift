@@ -149,7 +149,8 @@ final class TerminalAlertQueue: Sendable {
     case .failure(let error):
       request.issueReporter.report(
         EnvironmentIssue(
-          "The terminal could not ask \"\(alert.title)\": \(error). The alert is dismissed. "
+          "The terminal could not ask \(DiagnosticText.quoted(alert.title)): \(error). The alert "
+            + "is dismissed. "
             + "Present alerts on a terminal, or on standard input and output that are open.",
           at: alert.callSite))
       answer = .dismiss

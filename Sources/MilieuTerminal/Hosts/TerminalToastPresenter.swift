@@ -53,7 +53,8 @@ public struct TerminalToastPresenter: Presenter {
     } catch {
       EnvironmentNode.current[\.issueReporter].report(
         EnvironmentIssue(
-          "The terminal could not show the toast \"\(toast.message)\": \(error).",
+          "The terminal could not show the toast \(DiagnosticText.quoted(toast.message)): "
+            + "\(error).",
           at: toast.callSite))
     }
   }

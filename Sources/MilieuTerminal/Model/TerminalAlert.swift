@@ -96,13 +96,14 @@ public struct TerminalAlert: Sendable, Hashable {
   /// The index in ``buttons`` of the button focused when the alert appears.
   ///
   /// The first ``TerminalButton/Role/default`` button if there is one; otherwise the cancel
-  /// button, so that a bare Enter never destroys anything; otherwise the first button shown.
-  /// `nil` when there are no buttons.
+  /// button. `nil` when every button is destructive (or there are none): then nothing is
+  /// focused, and a bare Enter does nothing until a digit chooses a button or an arrow moves
+  /// the focus, so that a bare Enter never destroys anything.
   ///
   /// ```swift
   /// let focus = alert.initialFocus  // the Cancel button of "Delete / Cancel"
   /// ```
   public var initialFocus: Int? {
-    buttons.firstIndex { $0.role == .default } ?? cancelButtonIndex ?? displayOrder.first
+    buttons.firstIndex { $0.role == .default } ?? cancelButtonIndex
   }
 }

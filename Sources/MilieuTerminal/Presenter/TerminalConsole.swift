@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 /// Writes lines of text to a terminal without disturbing the alert on screen.
@@ -57,6 +58,24 @@ public struct TerminalConsole: Sendable {
     for line in lines {
       try? screen.writeLine(String(line))
     }
+  }
+
+  /// A reporter that writes each issue through this console, as one neutralised line:
+  /// `warning: App/Main.swift:12: <message>`.
+  ///
+  /// Milieu's default reporter writes issues to standard error as they are, so a diagnostic that
+  /// quotes hostile text reaches the terminal whole, and one written while an alert's box is up
+  /// lands inside the box. Install this one instead, on the root node, where an app draws alerts
+  /// in a terminal: every line is neutralised by ``TextSanitizer``, and goes above the box when
+  /// the console's descriptor and the box are on the same terminal.
+  ///
+  /// ```swift
+  /// let app = EnvironmentNode("app")
+  /// app.set(\.issueReporter, to: TerminalConsole(output: 2).issueReporter)
+  /// app.installAlertHost(presenter: TerminalAlertPresenter())
+  /// ```
+  public var issueReporter: IssueReporter {
+    IssueReporter { issue in writeLine("warning: \(issue)") }
   }
 
   /// Writes the one-line report of how an item was resolved: `<title>: <outcome>`.

@@ -32,8 +32,11 @@ extension TerminalPresenter {
     defer { if !isFrameEnded { try? screen.endFrame(erasing: false, trailer: Self.showCursor) } }
 
     func draw() throws(TerminalError) {
+      // Never taller than the screen, or each redraw would leave a copy in the scrollback.
+      let rows = TerminalSize.measure(output)?.rows ?? TerminalSize.measure(input)?.rows
       let lines = renderer.render(
-        alert, width: columns, color: color, focusedButton: focus.focusedButton)
+        alert, width: columns, color: color, focusedButton: focus.focusedButton,
+        maximumHeight: rows)
       try screen.drawFrame(lines, columns: columns)
     }
 

@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 extension TerminalPresenter {
-  /// The longest answer line kept; the rest of a longer line is read and dropped.
+  /// The longest answer, in bytes; a longer line is read to its end, dropped and refused.
   static let lineLimit = 4096
 
   /// An answer as it is echoed after the prompt: on one line, neutralised, and cut to fit.
@@ -7,6 +13,15 @@ extension TerminalPresenter {
     var text = TextSanitizer.sanitize(answer, mode: .singleLine)
     while text.last == " " { text.removeLast() }
     return TextWrapper.truncate(text, width: max(AlertRenderer.minimumWidth, width - 20))
+  }
+
+  /// Whether `descriptor` is a terminal that echoes what is typed.
+  static func inputEchoes(_ descriptor: Int32) -> Bool {
+    var attributes = termios()
+    guard TerminalMode.isTerminal(descriptor), tcgetattr(descriptor, &attributes) == 0 else {
+      return false
+    }
+    return attributes.c_lflag & tcflag_t(ECHO) != 0
   }
 
   /// Prints `alert` as numbered text and reads lines until one names a button.
@@ -30,9 +45,20 @@ extension TerminalPresenter {
       switch read {
       case .line(let text):
         line = text
-        // The answer came from a pipe or file, or was echoed on another terminal: show it
-        // after the prompt so the output reads as a transcript.
-        try screen.endPrompt(echo: Self.echo(of: text, width: width))
+        // An answer from a pipe or a file is shown after the prompt, so that the output reads
+        // as a transcript. A terminal that echoes has shown it already, line break included
+        // (`milieu-demo | cat`): a second copy would follow it.
+        try screen.endPrompt(
+          echo: Self.inputEchoes(input) ? nil : Self.echo(of: text, width: width))
+      case .tooLong(let byteCount):
+        try screen.endPrompt(echo: "")
+        guard case .invalid(let message) = LineAnswer.parse("", for: alert) else {
+          return .dismissed  // an alert without buttons: any line dismisses it
+        }
+        try screen.write(
+          "That answer is \(byteCount) bytes long; an answer has at most \(Self.lineLimit). "
+            + message + "\n")
+        continue
       case .endOfInput:
         try screen.endPrompt(echo: "")
         return alert.cancelButtonIndex.map { .button($0) } ?? .dismissed

@@ -2,15 +2,18 @@
 ///
 /// ``present(_:)`` picks one of two ways to ask, each time it is called:
 ///
-/// - **Interactive**, when standard input and output are both terminals: the alert is drawn as
+/// - **Interactive**, when standard input and output are both terminals (and `TERM` is not
+///   `dumb`): the alert is drawn as
 ///   a box (see ``AlertRenderer``) with the terminal in raw mode (see ``TerminalMode``). ←/→,
 ///   Tab/Shift-Tab and ↑/↓ move the focus, Enter chooses the focused button, a digit chooses
 ///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. The
-///   box is redrawn at the new width when the window is resized. The terminal is restored on
+///   box is redrawn at the new width when the window is resized, and is never taller than the
+///   window: a long message is cut, a line "…" standing for the rest. The terminal is restored on
 ///   every path, signals included.
 /// - **Plain**, otherwise: the alert is printed as numbered text, then lines are read until one
 ///   is a button's number or title (see ``LineAnswer``); a wrong answer prints what would be
-///   right and prompts again. End of input chooses the cancel button, or dismisses.
+///   right and prompts again. The answer is written after the prompt, so that the output reads
+///   as a transcript, unless the input is a terminal that echoed it already. End of input chooses the cancel button, or dismisses.
 ///
 /// The synchronous ``present(_:)`` blocks the calling thread until the user answers. From async
 /// code, `await` the asynchronous overload ``present(_:isolation:)``: it waits on a thread of its
@@ -122,13 +125,18 @@ public struct TerminalPresenter: Sendable {
     self.escapeTimeout = escapeTimeout
   }
 
-  /// Whether ``present(_:)`` would ask interactively now: input and output are both terminals.
+  /// Whether ``present(_:)`` would ask interactively now: input and output are both terminals,
+  /// and `TERM` is not `dumb`.
+  ///
+  /// A dumb terminal cannot move the cursor or clear the screen, which drawing a box needs, so
+  /// alerts are asked in plain text there.
   ///
   /// ```swift
   /// if !presenter.isInteractive { print("answering from a pipe") }
   /// ```
   public var isInteractive: Bool {
     TerminalMode.isTerminal(input) && TerminalMode.isTerminal(output)
+      && environmentValue("TERM") != "dumb"
   }
 
   /// Shows `alert` and waits for the user's choice.

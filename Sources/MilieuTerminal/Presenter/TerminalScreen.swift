@@ -1,5 +1,11 @@
 import Milieu
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Everything written to one output descriptor, in order, so that an alert on screen, toasts and
 /// log lines never overwrite one another.
 ///
@@ -16,17 +22,44 @@ import Milieu
 /// and the alert stays whole.
 ///
 /// Every write happens under the screen's lock, so whole writes never interleave.
-final class TerminalScreen: Sendable {
-  private static let screens = Lock<[Int32: TerminalScreen]>([:])
+///
+/// Descriptors that refer to the same terminal device — standard output and standard error on
+/// one terminal, say — share one screen, so a line written to standard error while a box is up
+/// on standard output lands above the box instead of inside it. Each write still goes to the
+/// descriptor it was asked for.
+struct TerminalScreen: Sendable {
+  /// What is on screen, shared by every descriptor of one terminal (or held by one descriptor
+  /// that is not a terminal).
+  private final class Shared: Sendable {
+    let state = Lock(State())
+  }
+
+  /// A terminal device, or a descriptor that is not a terminal.
+  private enum Target: Hashable {
+    case terminal(device: UInt64)
+    case descriptor(Int32)
+  }
+
+  private static let screens = Lock<[Target: Shared]>([:])
 
   /// The screen of an output descriptor, made on first use.
   static func forOutput(_ descriptor: Int32) -> TerminalScreen {
-    screens.withLock { screens in
-      if let screen = screens[descriptor] { return screen }
-      let screen = TerminalScreen(output: descriptor)
-      screens[descriptor] = screen
-      return screen
+    let target = Self.target(of: descriptor)
+    let shared = screens.withLock { screens in
+      if let shared = screens[target] { return shared }
+      let shared = Shared()
+      screens[target] = shared
+      return shared
     }
+    return TerminalScreen(output: descriptor, shared: shared)
+  }
+
+  private static func target(of descriptor: Int32) -> Target {
+    var status = stat()
+    guard isatty(descriptor) == 1, fstat(descriptor, &status) == 0 else {
+      return .descriptor(descriptor)
+    }
+    return .terminal(device: UInt64(status.st_rdev))
   }
 
   private struct State: Sendable {
@@ -39,15 +72,11 @@ final class TerminalScreen: Sendable {
   }
 
   let output: Int32
-  private let state = Lock(State())
-
-  private init(output: Int32) {
-    self.output = output
-  }
+  private let shared: Shared
 
   /// Writes `text` as it is.
   func write(_ text: String) throws(TerminalError) {
-    try state.withLock { _ throws(TerminalError) in
+    try shared.state.withLock { _ throws(TerminalError) in
       try FileDescriptorIO.write(text, to: output)
     }
   }
@@ -59,7 +88,7 @@ final class TerminalScreen: Sendable {
   ///   - columns: The terminal's width now.
   /// - Throws: ``TerminalError`` if writing fails.
   func drawFrame(_ lines: [String], columns: Int) throws(TerminalError) {
-    try state.withLock { state throws(TerminalError) in
+    try shared.state.withLock { state throws(TerminalError) in
       let text = state.redrawer.replace(with: lines, terminalColumns: columns)
       state.frame = lines
       state.frameColumns = columns
@@ -74,7 +103,7 @@ final class TerminalScreen: Sendable {
   ///   - trailer: Written after the frame, or where it was.
   /// - Throws: ``TerminalError`` if writing fails; the frame counts as ended anyway.
   func endFrame(erasing: Bool, trailer: String) throws(TerminalError) {
-    try state.withLock { state throws(TerminalError) in
+    try shared.state.withLock { state throws(TerminalError) in
       var text = ""
       if erasing, !state.frame.isEmpty {
         text = state.redrawer.replace(with: [], terminalColumns: state.frameColumns)
@@ -87,17 +116,19 @@ final class TerminalScreen: Sendable {
 
   /// Writes a prompt and leaves the cursor after it, for an answer on the same line.
   func writePrompt(_ prompt: String) throws(TerminalError) {
-    try state.withLock { state throws(TerminalError) in
+    try shared.state.withLock { state throws(TerminalError) in
       try FileDescriptorIO.write(prompt, to: output)
       state.prompt = prompt
     }
   }
 
-  /// Ends the prompt: writes `echo` (what was answered) and a line break after it.
-  func endPrompt(echo: String) throws(TerminalError) {
-    try state.withLock { state throws(TerminalError) in
+  /// Ends the prompt: writes `echo` (what was answered) and a line break after it, or nothing
+  /// when `echo` is `nil` (the terminal echoed the answer and its line break itself).
+  func endPrompt(echo: String?) throws(TerminalError) {
+    try shared.state.withLock { state throws(TerminalError) in
       guard state.prompt != nil else { return }
       state.prompt = nil
+      guard let echo else { return }
       try FileDescriptorIO.write(echo + "\n", to: output)
     }
   }
@@ -108,7 +139,7 @@ final class TerminalScreen: Sendable {
   /// - Parameter line: One line, without a line break, already safe to show.
   /// - Throws: ``TerminalError`` if writing fails.
   func writeLine(_ line: String) throws(TerminalError) {
-    try state.withLock { state throws(TerminalError) in
+    try shared.state.withLock { state throws(TerminalError) in
       var text = ""
       if !state.frame.isEmpty {
         text += state.redrawer.replace(with: [], terminalColumns: state.frameColumns)

@@ -84,6 +84,18 @@ public struct AlertRenderer: Sendable {
   public func render(
     _ alert: TerminalAlert, width: Int, color: Bool, focusedButton: Int?
   ) -> [String] {
+    render(alert, width: width, color: color, focusedButton: focusedButton, maximumHeight: nil)
+  }
+
+  /// Draws `alert` as a box of at most `maximumHeight` lines, when that is 3 or more.
+  ///
+  /// A box taller than the terminal cannot be redrawn in place: the cursor cannot go up past the
+  /// top of the screen, so each redraw would leave a copy in the scrollback. When the box is too
+  /// tall, the title and message are cut, a line "…" standing for the rest, and the buttons are
+  /// kept; when even the buttons do not fit, their last rows are kept.
+  func render(
+    _ alert: TerminalAlert, width: Int, color: Bool, focusedButton: Int?, maximumHeight: Int?
+  ) -> [String] {
     let title = TextSanitizer.sanitize(alert.title, mode: .singleLine)
     let message = alert.message.map { TextSanitizer.sanitize($0, mode: .multiline) } ?? ""
     let cells = buttonCells(for: alert, focusedButton: focusedButton)
@@ -97,19 +109,31 @@ public struct AlertRenderer: Sendable {
     let outer = min(limit, max(Self.minimumWidth, natural + 4))
     let inner = outer - 4
 
-    var body: [String] = []
+    var text: [String] = []
     for line in TextWrapper.wrap(title, width: inner) {
-      body.append(ANSIStyle.bold.apply(to: line, color: color) + padding(line, to: inner))
+      text.append(ANSIStyle.bold.apply(to: line, color: color) + padding(line, to: inner))
     }
     if !message.isEmpty {
-      body.append(String(repeating: " ", count: inner))
+      text.append(String(repeating: " ", count: inner))
       for line in TextWrapper.wrap(message, width: inner) {
-        body.append(TextWrapper.pad(line, toWidth: inner))
+        text.append(TextWrapper.pad(line, toWidth: inner))
       }
     }
+    var buttons: [String] = []
     if !cells.isEmpty {
-      body.append(String(repeating: " ", count: inner))
-      body += buttonRows(cells, inner: inner, color: color)
+      buttons.append(String(repeating: " ", count: inner))
+      buttons += buttonRows(cells, inner: inner, color: color)
+    }
+    var body = text + buttons
+    if let maximumHeight, maximumHeight >= 3, body.count + 2 > maximumHeight {
+      let room = maximumHeight - 2
+      if buttons.count < room {
+        body =
+          text.prefix(room - buttons.count - 1) + [TextWrapper.pad("…", toWidth: inner)]
+          + buttons
+      } else {
+        body = Array(buttons.suffix(room))
+      }
     }
 
     let rule = String(repeating: "─", count: outer - 2)

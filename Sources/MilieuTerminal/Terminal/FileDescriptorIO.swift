@@ -15,11 +15,16 @@ enum FileDescriptorIO {
   }
 
   /// What reading a line found.
-  enum LineResult {
+  enum LineResult: Equatable {
     case line(String)
+    /// A line longer than the limit, whose bytes were read and dropped.
+    case tooLong(byteCount: Int)
     case endOfInput
     case cancelled
   }
+
+  /// The most bytes taken from a descriptor in one read while reading a line.
+  static let lineBlockSize = 64 * 1024
 
   /// Writes all of `text` to `fileDescriptor`.
   static func write(_ text: String, to fileDescriptor: Int32) throws(TerminalError) {
@@ -75,40 +80,64 @@ enum FileDescriptorIO {
     throw .fromErrno("read")
   }
 
-  /// Reads one line, a byte at a time so that nothing after it is consumed.
+  /// Reads one line, in blocks.
   ///
-  /// Returns the line without its terminator (the last line may lack one), or end of input, or
-  /// cancellation once `cancellation` becomes readable. Bytes past `limit` are read and dropped.
+  /// Returns the line without its terminator (the last line may lack one), a line longer than
+  /// `limit` bytes as ``LineResult/tooLong(byteCount:)`` (read to its end and dropped, never
+  /// kept whole), end of input, or cancellation once `cancellation` becomes readable.
+  ///
+  /// Nothing after the line is lost: the bytes read past it are given back to a file by seeking,
+  /// and kept for the next call on the descriptor otherwise (see ``ReadAhead``), so that answers
+  /// queued in a pipe are read one per alert.
   static func readLine(
     _ fileDescriptor: Int32, limit: Int, cancellation: Int32?
   ) throws(TerminalError) -> LineResult {
     var line: [UInt8] = []
-    var byte: UInt8 = 0
+    var length = 0
     var sawAnything = false
+    var block = ReadAhead.take(fileDescriptor)
     while true {
+      if !block.isEmpty {
+        sawAnything = true
+        let end = block.firstIndex(of: UInt8(ascii: "\n"))
+        let content = block[..<(end ?? block.endIndex)]
+        length += content.count
+        if line.count <= limit { line += content.prefix(limit + 1 - line.count) }
+        if let end {
+          ReadAhead.giveBack(block[(end + 1)...], to: fileDescriptor)
+          break
+        }
+      }
       if cancellation != nil {
         switch try waitForInput(fileDescriptor, cancellation: cancellation, timeout: -1) {
-        case .cancelled: return .cancelled
-        case .interrupted, .timedOut: continue
+        case .cancelled:
+          block = []
+          return .cancelled
+        case .interrupted, .timedOut:
+          block = []
+          continue
         case .ready: break
         }
       }
-      let count = systemRead(fileDescriptor, &byte, 1)
-      if count == 1 {
-        sawAnything = true
-        if byte == UInt8(ascii: "\n") { break }
-        if line.count < limit { line.append(byte) }
+      block = [UInt8](repeating: 0, count: lineBlockSize)
+      let count = block.withUnsafeMutableBytes {
+        systemRead(fileDescriptor, $0.baseAddress, $0.count)
+      }
+      if count > 0 {
+        block.removeSubrange(count...)
       } else if count == 0 {
         if !sawAnything { return .endOfInput }
         break
       } else if errno == EINTR {
-        continue
+        block = []
       } else if errno == EAGAIN || errno == EWOULDBLOCK {
+        block = []
         _ = try waitForInput(fileDescriptor, cancellation: nil, timeout: -1)
       } else {
         throw .fromErrno("read")
       }
     }
+    if length > limit { return .tooLong(byteCount: length) }
     return .line(String(decoding: line, as: UTF8.self))
   }
 }

@@ -26,8 +26,17 @@ enum RawModeState {
   /// The reset written when a signal ends the process: also moves to a fresh line.
   static let signalResetSequence: StaticString = "\u{1B}[0m\u{1B}[?25h\r\n"
 
-  /// The signals that restore the terminal before they take effect.
-  static let restoringSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+  /// The signals that restore the terminal before they take effect: the ones that ask the
+  /// program to stop, which it may survive, then the fatal ones a fault or a runtime trap raises
+  /// (a Swift trap is SIGILL on x86_64 and SIGTRAP on arm64; `fatalError` after a failed
+  /// `precondition` in C code is SIGABRT).
+  static let restoringSignals: [Int32] = [
+    SIGINT, SIGTERM, SIGHUP, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT,
+  ]
+
+  /// The fatal signals among ``restoringSignals``: they restore the terminal and take effect,
+  /// but an alert on screen does not count them as an interruption to answer.
+  static let fatalSignals: [Int32] = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT]
 
   // The C structs live on the heap behind constant pointers, not in global variables: Swift
   // 6.3.1 on Linux sizes a global or static variable of an imported C struct without the
@@ -39,9 +48,9 @@ enum RawModeState {
   // installed; handlers read it only after loading `isArmed` with acquire ordering. `leave`
   // never writes it. So no read ever races a write.
   nonisolated(unsafe) static let savedAttributes = UnsafeMutablePointer<termios>.make(termios())
-  /// The actions replaced for SIGINT, SIGTERM and SIGHUP, in the order of ``restoringSignals``.
+  /// The actions replaced for each of ``restoringSignals``, in its order.
   nonisolated(unsafe) static let previousActions = UnsafeMutablePointer<sigaction>.make(
-    sigaction(), count: 3)
+    sigaction(), count: 8)
 
   static let isArmed = Atomic<Bool>(false)
   static let inputDescriptor = Atomic<Int32>(-1)
@@ -130,7 +139,12 @@ enum RawModeState {
     switch signal {
     case SIGINT: 0
     case SIGTERM: 1
-    default: 2
+    case SIGHUP: 2
+    case SIGILL: 3
+    case SIGTRAP: 4
+    case SIGSEGV: 5
+    case SIGBUS: 6
+    default: 7
     }
   }
 
@@ -142,7 +156,11 @@ enum RawModeState {
       if SignalAction.isIgnore(current) { continue }
       // Saved before installing, so that a signal arriving at once finds it.
       previousActions[slot(of: signal)] = current
-      SignalAction.install(handleRestoringSignal, for: signal)
+      if fatalSignals.contains(signal) {
+        SignalAction.install(handleFatalSignal, for: signal, onAlternateStack: true)
+      } else {
+        SignalAction.install(handleRestoringSignal, for: signal)
+      }
       installed |= 1 << UInt64(signal)
     }
     installedSignals.store(installed, ordering: .releasing)
@@ -168,6 +186,16 @@ enum RawModeState {
 private func handleRestoringSignal(_ signal: Int32) {
   RawModeState.restoreTerminal(reset: RawModeState.signalResetSequence)
   RawModeState.caughtSignal.store(signal, ordering: .relaxed)
+  SignalAction.restore(RawModeState.previousAction(for: signal), for: signal)
+  _ = raise(signal)
+}
+
+/// Restores the terminal, then lets a fatal `signal` take its effect: the previous action (the
+/// default, or the runtime's crash reporter) is put back and the signal raised again, to be
+/// delivered when this handler returns. A fault raised by an instruction would come back anyway
+/// when the instruction runs again; raising it covers the signals sent by `raise` and `kill`.
+private func handleFatalSignal(_ signal: Int32) {
+  RawModeState.restoreTerminal(reset: RawModeState.signalResetSequence)
   SignalAction.restore(RawModeState.previousAction(for: signal), for: signal)
   _ = raise(signal)
 }

@@ -28,8 +28,13 @@ enum SignalAction {
 
   /// Installs `handler` for `signal`, with system calls restarted, and returns the action it
   /// replaced.
+  ///
+  /// With `onAlternateStack`, the handler runs on the thread's alternate signal stack when it has
+  /// one, so that it can run after a stack overflow.
   @discardableResult
-  static func install(_ handler: Handler, for signal: Int32) -> sigaction {
+  static func install(
+    _ handler: Handler, for signal: Int32, onAlternateStack: Bool = false
+  ) -> sigaction {
     var action = sigaction()
     #if canImport(Glibc)
       action.__sigaction_handler.sa_handler = handler
@@ -37,7 +42,7 @@ enum SignalAction {
       action.__sigaction_u.__sa_handler = handler
     #endif
     sigemptyset(&action.sa_mask)
-    action.sa_flags = SA_RESTART
+    action.sa_flags = SA_RESTART | (onAlternateStack ? SA_ONSTACK : 0)
     var previous = sigaction()
     _ = sigaction(signal, &action, &previous)
     return previous

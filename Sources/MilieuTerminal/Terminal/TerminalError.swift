@@ -44,7 +44,8 @@ public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible 
     self.code = code
   }
 
-  /// The failed call, a short explanation for common causes, and the `errno` value.
+  /// The failed call, a short explanation of the cause (the system's own for uncommon ones),
+  /// and the `errno` value.
   ///
   /// ```swift
   /// print(TerminalError(operation: "tcgetattr", code: ENOTTY))
@@ -57,9 +58,20 @@ public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible 
       case EBADF: "bad file descriptor "
       case EIO: "input/output error "
       case EPIPE: "the other end was closed "
-      default: ""
+      default: Self.systemReason(for: code).map { $0 + " " } ?? ""
       }
     return "\(operation) failed: \(reason)(errno \(code))"
+  }
+
+  /// The system's own words for `code`, starting in lower case: `is a directory`.
+  static func systemReason(for code: Int32) -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    // The XSI strerror_r, as Swift imports it: thread-safe, unlike strerror.
+    guard strerror_r(code, &buffer, buffer.count) == 0 else { return nil }
+    let text = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard !text.isEmpty, !text.hasPrefix("Unknown error") else { return nil }
+    return text.prefix(1).lowercased() + text.dropFirst()
   }
 
   /// An error for `operation` carrying the current `errno`.

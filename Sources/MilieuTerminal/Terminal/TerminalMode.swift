@@ -18,6 +18,9 @@
 ///   signal's previous action and raises the signal again, so the program ends (or its own
 ///   handler runs) exactly as it would have without raw mode. A signal the program ignores is left
 ///   ignored;
+/// - when a fatal signal arrives — SIGILL, SIGTRAP, SIGSEGV, SIGBUS or SIGABRT, as a runtime trap
+///   (an index out of range, in any thread) or a crash raises — the same way: restored, then the
+///   signal takes its effect (the crash report, the core dump) as it would have;
 /// - when the process calls `exit` while in raw mode.
 ///
 /// Scopes nest: an inner scope joins the raw mode of the outer one, and only the outermost one

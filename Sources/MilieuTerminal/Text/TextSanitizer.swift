@@ -1,3 +1,5 @@
+import MilieuAlerts
+
 /// Neutralises untrusted text so that a terminal shows it and never interprets it.
 ///
 /// Titles, messages and button titles come from anywhere — file names, server errors, user
@@ -52,30 +54,7 @@ public enum TextSanitizer {
   /// - Returns: Text that is safe to write to a terminal.
   /// - Complexity: O(*n*) in the number of Unicode scalars.
   public static func sanitize(_ text: String, mode: Mode) -> String {
-    let lineBreak: Unicode.Scalar = mode == .multiline ? "\n" : " "
-    var result = String.UnicodeScalarView()
-    var previousWasCarriageReturn = false
-    for scalar in text.unicodeScalars {
-      defer { previousWasCarriageReturn = scalar == "\r" }
-      switch scalar.value {
-      case 0x0A where previousWasCarriageReturn:
-        continue  // the CR of this CR LF pair already produced the line break
-      case 0x0A, 0x0D, 0x2028, 0x2029:
-        result.append(lineBreak)
-      case 0x09:
-        result.append(" ")
-      case 0x00...0x1F:
-        result.append("^")
-        result.append(Unicode.Scalar(UInt8(scalar.value) + 0x40))
-      case 0x7F:
-        result.append(contentsOf: "^?".unicodeScalars)
-      case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
-        result.append(contentsOf: codePointNotation(scalar).unicodeScalars)
-      default:
-        result.append(scalar)
-      }
-    }
-    return String(result)
+    DiagnosticText.neutralised(text, lineBreak: mode == .multiline ? "\n" : " ")
   }
 
   /// Whether `scalar` is one the sanitizer rewrites (a tab or line break included).
@@ -87,17 +66,6 @@ public enum TextSanitizer {
   /// - Parameter scalar: The scalar to test.
   /// - Returns: `true` if ``sanitize(_:mode:)`` never lets `scalar` through unchanged.
   public static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E,
-      0x2066...0x2069:
-      return true
-    default:
-      return false
-    }
-  }
-
-  private static func codePointNotation(_ scalar: Unicode.Scalar) -> String {
-    let hex = String(scalar.value, radix: 16, uppercase: true)
-    return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
+    DiagnosticText.needsNeutralising(scalar)
   }
 }

@@ -229,11 +229,8 @@ public final class AlertRecorder: Sendable {
       state.nextWaiter += 1
       return state.nextWaiter
     }
-    let timer = Task { [weak self] in
-      try? await clock.sleep(for: timeout)
-      self?.resumeWaiter(waiter, with: nil)
-    }
-    defer { timer.cancel() }
+    var timer: Task<Void, Never>?
+    defer { timer?.cancel() }
     let alert = await withCheckedContinuation { continuation in
       let ready: AlertData? = state.withLock { state in
         if let shown = host.current, let alert = Self.take(shown.id, in: &state) {
@@ -242,7 +239,16 @@ public final class AlertRecorder: Sendable {
         state.waiters[waiter] = continuation
         return nil
       }
-      if let ready { continuation.resume(returning: ready) }
+      if let ready {
+        continuation.resume(returning: ready)
+        return
+      }
+      // Started only now that the waiter is registered: a timer started before could fire
+      // first, find nobody to wake, and leave `next` waiting forever.
+      timer = Task { [weak self] in
+        try? await clock.sleep(for: timeout)
+        self?.resumeWaiter(waiter, with: nil)
+      }
     }
     guard let alert else {
       let pending = host.pending.map(\.title)
@@ -330,7 +336,7 @@ public final class AlertRecorder: Sendable {
     }
     for waiter in waiters { waiter.resume(returning: nil) }
     guard isExhaustive, !unchecked.isEmpty else { return }
-    let list = unchecked.map { "  - \"\($0.title)\" shown at \($0.callSite)" }
+    let list = unchecked.map { "  - \(DiagnosticText.quoted($0.title)) shown at \($0.callSite)" }
     TestRunnerReporter.fail(
       "This alert recorder saw \(unchecked.count) alert"
         + (unchecked.count == 1 ? "" : "s")
@@ -454,6 +460,9 @@ public final class AlertRecorder: Sendable {
         + "Await the task that shows it before the recorder's scope ends, or cancel it.",
       at: alert.callSite)
   }
+
+  /// How many calls to ``next(timeout:clock:)`` wait for an alert now.
+  var waiterCount: Int { state.withLock { $0.waiters.count } }
 
   private func resumeWaiter(_ identifier: Int, with alert: AlertData?) {
     let waiter = state.withLock { $0.waiters.removeValue(forKey: identifier) }

@@ -1,3 +1,5 @@
+import MilieuAlerts
+
 /// Why an ``AlertRecorder`` could not do what a test asked.
 ///
 /// ```swift
@@ -21,18 +23,22 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
   case waitingBehind(String, pending: [String], after: Duration)
 
   /// What went wrong and what to do.
+  ///
+  /// The titles it quotes are neutralised: a test's output reaches a terminal too.
   public var description: String {
+    let q = DiagnosticText.quoted
     switch self {
     case .noAlert(let request, let shown):
-      return "\(request): no alert is shown. \(Self.history(shown))"
+      return "\(DiagnosticText.neutralised(request, lineBreak: " ")): no alert is shown. "
+        + Self.history(shown)
     case .noSuchButton(let title, let alert, let buttons):
       return
-        "tap(\"\(title)\"): the alert \"\(alert)\" has no button \"\(title)\"; its buttons are "
-        + buttons.map { "\"\($0)\"" }.joined(separator: ", ") + "."
+        "tap(\(q(title))): the alert \(q(alert)) has no button \(q(title)); its buttons are "
+        + buttons.map(q).joined(separator: ", ") + "."
     case .ambiguousButton(let title, let alert, let matches):
       return
-        "tap(\"\(title)\"): the alert \"\(alert)\" has several buttons that match \"\(title)\" "
-        + "when letter case is ignored: " + matches.map { "\"\($0)\"" }.joined(separator: ", ")
+        "tap(\(q(title))): the alert \(q(alert)) has several buttons that match \(q(title)) "
+        + "when letter case is ignored: " + matches.map(q).joined(separator: ", ")
         + ". Use the exact title."
     case .timedOut(let duration, let shown):
       return "next(timeout: \(duration)): no alert was shown in time. \(Self.history(shown))"
@@ -48,6 +54,6 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
   private static func history(_ shown: [String]) -> String {
     shown.isEmpty
       ? "No alert has been shown yet."
-      : "Alerts shown so far: " + shown.map { "\"\($0)\"" }.joined(separator: ", ") + "."
+      : "Alerts shown so far: " + shown.map(DiagnosticText.quoted).joined(separator: ", ") + "."
   }
 }
