@@ -59,7 +59,7 @@ import Testing
     clock.advance(by: .seconds(Int64.max / 4))
     #expect(clock.sleeperCount == 0)
     #expect(host.current?.id == toast.id)
-    try await host.dismiss(toast)
+    try await host.dismissAndWait(toast)
     #expect(host.current == nil)
   }
 
@@ -111,7 +111,7 @@ import Testing
       guard clock.deadlines.allSatisfy({ start.duration(to: $0) <= .seconds(3_600) }) else {
         exit(1)
       }
-      try await forever.dismiss(sticky)
+      try await forever.dismissAndWait(sticky)
     }
   }
 

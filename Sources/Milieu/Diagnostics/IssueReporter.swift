@@ -115,10 +115,16 @@ public struct IssueReporter: Sendable {
 
   /// Writes each issue as one line to standard error: `warning: File.swift:12: message`.
   public static let standardError = IssueReporter { issue in
-    let line = "warning: \(issue)\n"
+    let line = standardErrorLine(for: issue)
     _ = line.utf8CString.withUnsafeBufferPointer { buffer in
       write(2, buffer.baseAddress, buffer.count - 1)
     }
+  }
+
+  /// The line ``standardError`` writes: one line, with the control characters of any text the
+  /// message quotes made visible and inert, so that a title cannot drive the terminal.
+  static func standardErrorLine(for issue: EnvironmentIssue) -> String {
+    "warning: " + DiagnosticText.neutralised("\(issue)", lineBreak: " ") + "\n"
   }
 
   /// Fails the running test in a binary that links `MilieuTesting`; else ``standardError``.

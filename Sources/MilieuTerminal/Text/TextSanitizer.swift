@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 /// Neutralises untrusted text so that a terminal shows it and never interprets it.

@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 /// Why an ``AlertRecorder`` could not do what a test asked.

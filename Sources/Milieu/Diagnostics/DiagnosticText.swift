@@ -3,9 +3,10 @@
 ///
 /// A diagnostic quotes what the caller passed, and a terminal acts on the control characters
 /// inside it: `.cancel("\u{1B}]0;pwned\u{07}")` would retitle the window of whoever reads the
-/// warning. Every diagnostic this module composes passes user text through ``quoted(_:)``, which
-/// rewrites control characters, escape introducers and bidi controls as visible, inert text:
-/// the scheme `MilieuTerminal`'s `TextSanitizer` documents and delegates to.
+/// warning. Every diagnostic Milieu's modules compose passes user text through ``quoted(_:)``,
+/// and ``IssueReporter/standardError`` passes whole messages through ``neutralised(_:lineBreak:)``,
+/// which rewrite control characters, escape introducers and bidi controls as visible, inert
+/// text: the scheme `MilieuTerminal`'s `TextSanitizer` documents and delegates to.
 package enum DiagnosticText {
   /// `text` between double quotes, on one line and neutralised.
   ///
@@ -62,14 +63,5 @@ package enum DiagnosticText {
   private static func codePointNotation(_ scalar: Unicode.Scalar) -> String {
     let hex = String(scalar.value, radix: 16, uppercase: true)
     return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
-  }
-}
-
-extension Presentable {
-  /// What diagnostics call the item: `alert`, `toast`, or `item`.
-  static var kindForDiagnostics: String {
-    if Self.self == AlertData.self { return "alert" }
-    if Self.self == Toast.self { return "toast" }
-    return "item"
   }
 }
