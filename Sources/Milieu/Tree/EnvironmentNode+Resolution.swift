@@ -18,17 +18,10 @@ extension EnvironmentNode {
       self.overrides = overrides
     }
 
-    /// The values the node sees, if its cache is filled.
-    func values(of node: EnvironmentNode) -> EnvironmentValues? {
-      guard let cache else { return nil }
-      if overrides.isEmpty || cache.owner == ObjectIdentifier(node) { return cache.values }
-      return EnvironmentValues(top: overrides, base: cache.flattened)
-    }
-
-    /// The node's values as one snapshot, which its children can share or lay their overrides
-    /// over, if its cache is filled. A node with overrides makes its own snapshot here, once per
-    /// write that reaches it; the snapshot it replaces is handed back in `retired`, to be
-    /// released once no lock is held.
+    /// The node's values as one snapshot, which its reads and its children share, if its cache
+    /// is filled. A node with overrides makes its own snapshot here, once per write that reaches
+    /// it; the snapshot it replaces is handed back in `retired`, to be released once no lock is
+    /// held.
     mutating func snapshot(
       of node: EnvironmentNode, retiring retired: inout EnvironmentSnapshot?
     ) -> EnvironmentSnapshot? {

@@ -108,9 +108,9 @@ public final class EnvironmentNode: @unchecked Sendable {
     // write reached this node while the closure ran.
     let version = lock.version
     let above = snapshot()
-    var scratch = EnvironmentValues(top: .empty, base: above.flattened)
+    var scratch = EnvironmentValues(inherited: above)
     configure(&scratch)
-    var overrides = (consume scratch).top
+    var overrides = (consume scratch).written(over: above)
     if !overrides.isEmpty {
       overrides.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0))
     }
@@ -131,10 +131,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// print(values.retries, values.timeout)
   /// ```
   public var values: EnvironmentValues {
-    while true {
-      if let values = withLockedState({ state, _ in state.values(of: self) }) { return values }
-      resolve()
-    }
+    EnvironmentValues(inherited: snapshot())
   }
 
   /// Reads one value as this node sees it.
@@ -195,9 +192,10 @@ public final class EnvironmentNode: @unchecked Sendable {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    var scratch = EnvironmentValues(top: .empty, base: values.flattened)
+    let seen = snapshot()
+    var scratch = EnvironmentValues(inherited: seen)
     let result = try body(&scratch)
-    var written = (consume scratch).top
+    var written = (consume scratch).written(over: seen)
     guard !written.isEmpty else { return result }
     write { overrides, serial in
       written.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))

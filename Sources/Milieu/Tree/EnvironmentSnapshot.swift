@@ -4,16 +4,18 @@ import Synchronization
 /// provides (`base`, one map). Immutable once made, so any number of nodes and readers share it.
 ///
 /// A node without overrides caches the snapshot of the node its values come from, the same
-/// object. A node with overrides caches that snapshot too and lays its overrides over it when
-/// read, so a read allocates nothing; it makes a snapshot of its own, once per write that reaches
-/// it, only when a child needs its values as one object (see `State.snapshot(of:retiring:)`).
+/// object. A node with overrides caches that snapshot too, and makes a snapshot of its own from
+/// it, once per write that reaches it, at its first read or its first child's: so values read
+/// from a node hold an object that node made, and readers of different requests under one app
+/// node do not write to the app's objects (see `State.snapshot(of:retiring:)`).
+@usableFromInline
 final class EnvironmentSnapshot: Sendable {
   /// The node whose own values these are, when they are a node's own (its overrides over what
   /// its parent sees); `nil` for a snapshot that a node shares from above. A snapshot lives no
   /// longer than the subtree of its owner, so the identifier cannot name another node meanwhile.
   let owner: ObjectIdentifier?
-  let top: SlotMap
-  let base: SlotMap
+  @usableFromInline let top: SlotMap
+  @usableFromInline let base: SlotMap
   /// The two maps merged, made on first use and then read with one atomic load.
   private let flat = AtomicLazyReference<SlotStorage>()
 
@@ -28,7 +30,13 @@ final class EnvironmentSnapshot: Sendable {
 
   /// The values, ready to read.
   var values: EnvironmentValues {
-    EnvironmentValues(top: top, base: base)
+    EnvironmentValues(inherited: self)
+  }
+
+  /// The slot stored for a key, unretained: valid while this snapshot is.
+  @inlinable
+  func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
+    top.unretainedSlot(for: key) ?? base.unretainedSlot(for: key)
   }
 
   /// The values as one map.

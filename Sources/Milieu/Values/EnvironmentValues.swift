@@ -22,11 +22,12 @@ import Synchronization
 /// A value nobody set reads as its key's default. Nodes hold the values they override, and
 /// ``EnvironmentNode/values`` resolves the values a node sees.
 public struct EnvironmentValues: Sendable {
-  /// The values written to these values, or the overrides of the node they were resolved at.
+  /// The values written to these values.
   @usableFromInline var top: SlotMap
-  /// Values read through when `top` has none: what the node's ancestors provide, or, while a
-  /// node's update runs, what the node sees, so that `top` holds exactly what the update wrote.
-  @usableFromInline var base: SlotMap
+  /// What these values inherit, read through when `top` has none: the values a node sees. One
+  /// object, so that copying a node's values retains one reference, and values read from one
+  /// node retain only what that node made, never what a shared parent made.
+  @usableFromInline var inherited: EnvironmentSnapshot?
   /// Set only while Milieu records which keys a key path reads.
   @usableFromInline var recorder: AccessRecorder?
 
@@ -38,12 +39,11 @@ public struct EnvironmentValues: Sendable {
   /// ```
   public init() {
     top = .empty
-    base = .empty
   }
 
-  init(top: SlotMap, base: SlotMap = .empty) {
+  init(top: SlotMap = .empty, inherited: EnvironmentSnapshot?) {
     self.top = top
-    self.base = base
+    self.inherited = inherited
   }
 
   /// Reads or writes the value of an ``Entry``.
@@ -101,7 +101,7 @@ public struct EnvironmentValues: Sendable {
 
   /// The slot a read finds for a key.
   func slot(for key: ObjectIdentifier) -> Slot? {
-    top.slot(for: key) ?? base.slot(for: key)
+    top.slot(for: key) ?? inherited?.unretainedSlot(for: key)?.takeUnretainedValue()
   }
 
   /// The value stored for a key, whose values are of type `Value`.
@@ -110,14 +110,20 @@ public struct EnvironmentValues: Sendable {
   /// read returns. That saves two atomic operations on every read.
   @inlinable
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
-    guard let slot = top.unretainedSlot(for: key) ?? base.unretainedSlot(for: key) else {
+    guard let slot = top.unretainedSlot(for: key) ?? inherited?.unretainedSlot(for: key) else {
       return nil
     }
     return slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: TypedSlot<Value>.self).value }
   }
 
-  /// The values as one map, for reading through.
-  var flattened: SlotMap { base.merging(top) }
+  /// What was written to these values since they were made over `original`: `top`, and, when
+  /// code assigned another node's values whole, that node's own overrides too.
+  ///
+  /// Consuming, so that the written slots are held once and can be stamped in place.
+  consuming func written(over original: EnvironmentSnapshot?) -> SlotMap {
+    guard let inherited, inherited !== original else { return top }
+    return inherited.top.merging(top)
+  }
 
   /// Stores a value written to these values.
   ///
