@@ -1,0 +1,73 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Milieu
+
+/// Gives each request a child of the app's node, current while the request is handled.
+///
+/// The child holds what belongs to that request alone: its id, the user its header names, and
+/// a logger that carries both as metadata. Handlers, and the services they create, read them
+/// with `@Environment`, together with everything the app node shares (configuration, store,
+/// clock, actions), and cannot see another request's.
+///
+/// The node is dropped once the response is written: the response body, which Hummingbird
+/// writes after the middleware returns, is wrapped so that it too runs with the node current,
+/// and nothing else holds the node. A request whose user header is missing or malformed gets a
+/// 401 and no node at all.
+///
+/// ```swift
+/// let router = app.withCurrent {
+///   let router = Router()
+///   router.add(middleware: RequestEnvironmentMiddleware())  // binds to `app`
+///   return router
+/// }
+/// ```
+public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// The node each request's node is a child of: the one current when the middleware is made.
+  private let app = EnvironmentNode.current
+  @Milieu.Environment(\.logger) private var logger
+  private let userHeader: HTTPField.Name
+  private let userHeaderName: String
+
+  /// Creates the middleware under the current node, which becomes every request's parent.
+  ///
+  /// It reads the user header's name from the configuration once, here.
+  public init() {
+    userHeaderName = app[\.configuration].userHeaderName
+    guard let userHeader = HTTPField.Name(userHeaderName) else {
+      preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
+    }
+    self.userHeader = userHeader
+  }
+
+  /// Handles a request in a node of its own.
+  ///
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - context: Its context; its `id` becomes the request's id.
+  ///   - next: The rest of the chain, run with the request's node current.
+  /// - Returns: The response, whose body is written with the request's node current.
+  /// - Throws: ``APIError`` 401 for a missing or malformed user header; what `next` throws.
+  public func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let user = try AuthenticatedUser(
+      headerValue: request.headers[userHeader], headerName: userHeaderName)
+    let requestID = context.id
+    var logger = self.logger
+    logger[metadataKey: "request.id"] = .string(requestID)
+    logger[metadataKey: "user"] = .string(user.name)
+    let node = app.child("request \(requestID)") { values in
+      values.requestID = requestID
+      values.authenticatedUser = user
+      values.logger = logger
+    }
+    var response = try await node.withCurrent { try await next(request, context) }
+    let body = response.body
+    response.body = ResponseBody(contentLength: body.contentLength) { writer in
+      try await node.withCurrent { try await body.write(writer) }
+    }
+    return response
+  }
+}
