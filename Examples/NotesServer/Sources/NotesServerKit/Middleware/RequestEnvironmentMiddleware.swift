@@ -58,7 +58,9 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
     var logger = self.logger
     logger[metadataKey: "request.id"] = .string(requestID)
     logger[metadataKey: "user"] = .string(user.name)
-    let node = app.child("request \(requestID)") { values in
+    // A constant name: the id is among the node's values, which tree dumps show, and a name
+    // made per request would cost a string for every request.
+    let node = app.child("request") { values in
       values.requestID = requestID
       values.authenticatedUser = user
       values.logger = logger
