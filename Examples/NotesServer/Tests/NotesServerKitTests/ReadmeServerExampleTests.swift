@@ -1,11 +1,14 @@
-// The repository README's "Using Milieu in a server" shows the code between the README markers;
-// its own test checks that the two never drift apart, and this one that the code works.
 import HTTPTypes
-import HummingbirdTesting
-// README: begin
 import Hummingbird
+import HummingbirdTesting
 import Milieu
+import Testing
 
+// The repository README's "Using Milieu in a server" shows the code between the README markers,
+// with the imports above; its own test checks that the two never drift apart, and this one that
+// the code works.
+
+// README: begin
 extension EnvironmentValues {
   static let user = Entry("anonymous")
   var user: String {
@@ -34,8 +37,6 @@ struct Greeter {
   func greeting() -> String { "Hello, \(user)!" }
 }
 // README: end
-
-import Testing
 
 @Suite("The README's server example")
 struct ReadmeServerExampleTests {
