@@ -10,10 +10,13 @@ import Milieu
 /// with `@Environment`, together with everything the app node shares (configuration, store,
 /// clock, actions), and cannot see another request's.
 ///
-/// The node is dropped once the response is written: the response body, which Hummingbird
-/// writes after the middleware returns, is wrapped so that it too runs with the node current,
-/// and nothing else holds the node. A request whose user header is missing or malformed gets a
-/// 401 and no node at all.
+/// Nothing but the request holds the node, so it goes with the request. When the handler
+/// returns its answer as bytes, as every route of this server does, the node is freed as the
+/// middleware returns, just before Hummingbird writes them. A streaming body, which Hummingbird
+/// runs after the middleware has returned and outside its `withCurrent`, keeps the node for as
+/// long as it holds a service made in it, since `@Environment` holds its node; such a body reads
+/// through those services, not through `EnvironmentNode.current`, which is then the root again.
+/// A request whose user header is missing or malformed gets a 401 and no node at all.
 ///
 /// ```swift
 /// let router = app.withCurrent {
@@ -46,7 +49,7 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
   ///   - request: The request.
   ///   - context: Its context; its `id` becomes the request's id.
   ///   - next: The rest of the chain, run with the request's node current.
-  /// - Returns: The response, whose body is written with the request's node current.
+  /// - Returns: The response.
   /// - Throws: ``APIError`` 401 for a missing or malformed user header; what `next` throws.
   public func handle(
     _ request: Request, context: Context,
@@ -65,11 +68,6 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
       values.authenticatedUser = user
       values.logger = logger
     }
-    var response = try await node.withCurrent { try await next(request, context) }
-    let body = response.body
-    response.body = ResponseBody(contentLength: body.contentLength) { writer in
-      try await node.withCurrent { try await body.write(writer) }
-    }
-    return response
+    return try await node.withCurrent { try await next(request, context) }
   }
 }
