@@ -57,6 +57,9 @@ stop_servers() {
   server_pids=()
 }
 trap 'stop_servers; rm -rf "$work"' EXIT
+# A signal ends the script through its EXIT trap, so the servers never outlive it.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
