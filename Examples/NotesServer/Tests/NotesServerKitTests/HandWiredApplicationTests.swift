@@ -13,7 +13,7 @@ struct HandWiredApplicationTests {
     func record(_ response: TestResponse) {
       var body = String(buffer: response.body)
       if let me = try? response.json(WhoAmIResponse.self) {
-        body = body.replacingOccurrences(of: me.requestID, with: "<id>")
+        body = body.replacing(me.requestID, with: "<id>")
       }
       answers.append("\(response.status.code) \(body)")
     }
