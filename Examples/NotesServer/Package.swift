@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// NotesServer: Milieu in a Hummingbird server, with a node per request.
+//
+// This is a package of its own so that nothing the example needs ever reaches a user of Milieu:
+// the root package stays free of dependencies. Run it from this directory:
+//
+//     swift run NotesServer --port 8080     # the server, Milieu's per-request nodes
+//     swift run NotesServerByHand           # the same server, services passed by hand
+//     swift test                            # the tests
+//     ./load.sh                             # both servers under wrk, side by side
+//
+// `NotesServerKit` holds both variants; each executable is only its `main`, so the two builds
+// differ in nothing but how a request reaches its services.
+
+let package = Package(
+  name: "NotesServer",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    // Named, so that target dependencies do not depend on the directory the clone lives in.
+    .package(name: "Milieu", path: "../.."),
+    // No traits: neither swift-configuration nor full Foundation is needed here, and leaving
+    // them out shortens the build.
+    .package(
+      url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+    .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    // Hummingbird's own dependency, named for `HTTPField.Name`, which it does not re-export.
+    .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+  ],
+  targets: [
+    .target(
+      name: "NotesServerKit",
+      dependencies: [
+        .product(name: "Milieu", package: "Milieu"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
+    .executableTarget(name: "NotesServer", dependencies: ["NotesServerKit"]),
+    .executableTarget(name: "NotesServerByHand", dependencies: ["NotesServerKit"]),
+    .testTarget(
+      name: "NotesServerKitTests",
+      dependencies: [
+        "NotesServerKit",
+        .product(name: "Milieu", package: "Milieu"),
+        .product(name: "MilieuTesting", package: "Milieu"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "InMemoryLogging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,117 @@
+import Logging
+
+extension NotesConfiguration {
+  /// What went wrong reading the command line, with the usage to print.
+  public struct CommandLineError: Error, CustomStringConvertible {
+    /// What was wrong, in one line.
+    public let description: String
+  }
+
+  /// How to run the server, for `--help` and after a mistake.
+  public static func usage(executable: String) -> String {
+    """
+    Usage: \(executable) [--port PORT] [--log-level LEVEL]
+
+      --port PORT        the TCP port to listen on, on 127.0.0.1 (default 8080; 0 picks a free
+                         one); the environment variable NOTES_PORT sets it too
+      --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info);
+                         the environment variable NOTES_LOG_LEVEL sets it too
+      --help             prints this
+
+    An option given on the command line wins over its environment variable.
+    """
+  }
+
+  /// Reads the configuration from command-line arguments and environment variables.
+  ///
+  /// ```swift
+  /// let configuration = try NotesConfiguration(
+  ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - arguments: The arguments, without the executable's name.
+  ///   - environment: The process's environment variables.
+  /// - Returns: The configuration and the log level, or `nil` when `--help` was asked for.
+  /// - Throws: ``CommandLineError`` for an unknown option or a bad value.
+  public static func parse(
+    arguments: [String], environment: [String: String]
+  ) throws(CommandLineError) -> (configuration: NotesConfiguration, logLevel: Logger.Level)? {
+    var port = environment["NOTES_PORT"]
+    var logLevel = environment["NOTES_LOG_LEVEL"]
+    var remaining = arguments[...]
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--help", "-h":
+        return nil
+      case "--port", "--log-level":
+        guard let value = remaining.popFirst() else {
+          throw CommandLineError(description: "\(argument) needs a value")
+        }
+        if argument == "--port" { port = value } else { logLevel = value }
+      default:
+        throw CommandLineError(description: "unknown argument '\(argument)'")
+      }
+    }
+    var configuration = NotesConfiguration()
+    if let port {
+      guard let number = Int(port), (0...65_535).contains(number) else {
+        throw CommandLineError(description: "the port is a number from 0 to 65535, not '\(port)'")
+      }
+      configuration.port = number
+    }
+    var level = Logger.Level.info
+    if let logLevel {
+      guard let parsed = Logger.Level(rawValue: logLevel) else {
+        throw CommandLineError(description: "unknown log level '\(logLevel)'")
+      }
+      level = parsed
+    }
+    return (configuration, level)
+  }
+}
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension NotesConfiguration {
+  /// The configuration and the server's logger, from this process's command line and
+  /// environment; prints the usage and exits for `--help` or a mistake.
+  ///
+  /// ```swift
+  /// let (configuration, logger) = NotesConfiguration.fromCommandLine()
+  /// ```
+  ///
+  /// - Returns: The configuration, and a logger at the level asked for.
+  public static func fromCommandLine() -> (configuration: NotesConfiguration, logger: Logger) {
+    let executable = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") }
+    let usage = usage(executable: executable ?? "NotesServer")
+    do {
+      guard
+        let (configuration, logLevel) = try parse(
+          arguments: Array(CommandLine.arguments.dropFirst()),
+          environment: ProcessInfo.processInfo.environment)
+      else {
+        print(usage)
+        exit(0)
+      }
+      var logger = Logger(label: "NotesServer")
+      logger.logLevel = logLevel
+      return (configuration, logger)
+    } catch {
+      let message = "error: \(error)\n\n\(usage)\n"
+      _ = message.utf8CString.withUnsafeBufferPointer {
+        write(STDERR_FILENO, $0.baseAddress, $0.count - 1)
+      }
+      exit(64)
+    }
+  }
+}

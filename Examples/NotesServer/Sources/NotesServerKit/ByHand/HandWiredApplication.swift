@@ -1,0 +1,61 @@
+import Hummingbird
+
+/// Builds the by-hand notes server: the same routes, errors and logic as ``NotesApplication``,
+/// with services passed in the request context instead of read from a node.
+///
+/// ```swift
+/// let services = HandWiredAppServices(configuration: configuration, logger: logger, store: NotesStore())
+/// try await HandWiredApplication.make(services: services).runService()
+/// ```
+public enum HandWiredApplication {
+  /// The router: JSON errors, the request's services in its context, then the notes routes.
+  ///
+  /// - Parameter services: What every request shares.
+  /// - Returns: The router.
+  public static func makeRouter(services: HandWiredAppServices) -> Router<HandWiredRequestContext> {
+    let router = Router(context: HandWiredRequestContext.self)
+    router.add(middleware: JSONErrorMiddleware())
+    router.add(middleware: HandWiringMiddleware(app: services))
+    router.get("notes") { _, context in
+      NoteList(notes: HandWiredNotesService(services: try context.requireServices()).notes())
+    }
+    router.post("notes") { request, context in
+      let services = try context.requireServices()
+      let draft = try await request.decodeJSONBody(
+        NoteDraft.self, maximumSize: services.app.configuration.maximumBodySize)
+      let note = try HandWiredNotesService(services: services).create(draft)
+      return EditedResponse(status: .created, response: note)
+    }
+    router.delete("notes/:id") { _, context in
+      let id = try NotesRoutes.noteID(context.parameters.get("id"))
+      try HandWiredNotesService(services: try context.requireServices()).delete(id: id)
+      return HTTPResponse.Status.noContent
+    }
+    router.post("notes/deletion-token") { _, context in
+      let service = HandWiredNotesService(services: try context.requireServices())
+      return EditedResponse(status: .created, response: service.issueDeletionToken())
+    }
+    router.delete("notes") { request, context in
+      try HandWiredNotesService(services: try context.requireServices())
+        .deleteAll(confirmedBy: request.uri.queryParameters.get("confirm"))
+    }
+    router.get("me") { _, context in
+      let services = try context.requireServices()
+      return WhoAmIResponse(user: services.user.name, requestID: services.requestID)
+    }
+    return router
+  }
+
+  /// The application, listening where the configuration says.
+  ///
+  /// - Parameter services: What every request shares.
+  /// - Returns: The application, ready to run or to test.
+  public static func make(services: HandWiredAppServices) -> some ApplicationProtocol {
+    Application(
+      router: makeRouter(services: services),
+      configuration: ApplicationConfiguration(
+        address: .hostname(services.configuration.host, port: services.configuration.port),
+        serverName: "NotesServer"),
+      logger: services.logger)
+  }
+}

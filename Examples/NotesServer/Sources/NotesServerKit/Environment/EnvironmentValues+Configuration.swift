@@ -1,0 +1,55 @@
+import Milieu
+
+/// What the server is told when it starts: where it listens and the limits it enforces.
+///
+/// The app node holds one; handlers read it with `@Environment(\.configuration)`.
+///
+/// ```swift
+/// let app = EnvironmentNode("notes-server")
+/// app.set(\.configuration, to: NotesConfiguration(port: 8081))
+/// ```
+public struct NotesConfiguration: Sendable, Equatable {
+  /// The address the server listens on. Always loopback: the example is not meant to be exposed.
+  public var host: String
+  /// The TCP port the server listens on; 0 asks the system for a free one.
+  public var port: Int
+  /// The largest request body accepted, in bytes; a larger one gets 413.
+  public var maximumBodySize: Int
+  /// How long a delete-all confirmation token stays valid after it is issued.
+  public var deletionTokenLifetime: Duration
+  /// The header that names the authenticated user.
+  public var userHeaderName: String
+
+  /// Creates a configuration.
+  ///
+  /// - Parameters:
+  ///   - port: The TCP port to listen on.
+  ///   - maximumBodySize: The largest request body accepted, in bytes.
+  ///   - deletionTokenLifetime: How long a delete-all confirmation token stays valid.
+  ///   - userHeaderName: The header that names the authenticated user.
+  public init(
+    port: Int = 8080, maximumBodySize: Int = 16 * 1024,
+    deletionTokenLifetime: Duration = .seconds(60), userHeaderName: String = "X-User"
+  ) {
+    self.host = "127.0.0.1"
+    self.port = port
+    self.maximumBodySize = maximumBodySize
+    self.deletionTokenLifetime = deletionTokenLifetime
+    self.userHeaderName = userHeaderName
+  }
+}
+
+extension EnvironmentValues {
+  static let configuration = Entry(NotesConfiguration())
+
+  /// The server's configuration. The app node sets it from the command line; the default is
+  /// ``NotesConfiguration/init(port:maximumBodySize:deletionTokenLifetime:userHeaderName:)``'s.
+  ///
+  /// ```swift
+  /// @Environment(\.configuration) var configuration
+  /// ```
+  public var configuration: NotesConfiguration {
+    get { self[Self.configuration] }
+    set { self[Self.configuration] = newValue }
+  }
+}

@@ -1,0 +1,92 @@
+import Logging
+import Milieu
+
+/// Something that happened to a user's notes, worth telling someone about.
+public enum NoteNotification: Sendable, Equatable, CustomStringConvertible {
+  /// A note was created.
+  case created(Note)
+  /// A note was deleted.
+  case deleted(Note)
+  /// A user deleted all their notes, confirmed by a token.
+  case deletedAll(owner: String, count: Int)
+
+  /// One line that says what happened.
+  public var description: String {
+    switch self {
+    case .created(let note): "\(note.owner) created note \(note.id), \"\(note.title)\""
+    case .deleted(let note): "\(note.owner) deleted note \(note.id), \"\(note.title)\""
+    case .deletedAll(let owner, let count): "\(owner) deleted all \(count) of their notes"
+    }
+  }
+}
+
+/// Tells someone that notes changed: a callable action, in the style of `ShowAlertAction`.
+///
+/// Services read it from the environment and call it like a function:
+///
+/// ```swift
+/// struct NotesService {
+///   @Environment(\.notify) var notify
+///
+///   func created(_ note: Note) {
+///     notify(.created(note))
+///   }
+/// }
+/// ```
+///
+/// The app node installs ``logging``; a test installs one that records, with
+/// ``init(_:)``, and checks what was sent.
+public struct NotifyAction: Sendable {
+  private let send: @Sendable (NoteNotification) -> Void
+
+  /// Creates an action that hands each notification to a closure.
+  ///
+  /// ```swift
+  /// let sent = Mutex<[NoteNotification]>([])
+  /// let recording = NotifyAction { notification in sent.withLock { $0.append(notification) } }
+  /// ```
+  ///
+  /// - Parameter send: Delivers one notification. It runs on the caller's task, so it should
+  ///   be quick and must not block.
+  public init(_ send: @escaping @Sendable (NoteNotification) -> Void) {
+    self.send = send
+  }
+
+  /// Sends a notification.
+  ///
+  /// - Parameter notification: What happened.
+  public func callAsFunction(_ notification: NoteNotification) {
+    send(notification)
+  }
+
+  /// Logs each notification at `info` level with the logger of the node that is current when it
+  /// is sent, so that in a request the line carries the request's id and user.
+  public static let logging = NotifyAction { notification in
+    EnvironmentNode.current[\.logger].info("notify: \(notification)")
+  }
+
+  /// Logs each notification at `info` level with a given logger.
+  ///
+  /// For code that passes its logger by hand instead of reading it from the environment.
+  ///
+  /// - Parameter logger: Where to log.
+  /// - Returns: The action.
+  public static func logging(to logger: Logger) -> NotifyAction {
+    NotifyAction { notification in logger.info("notify: \(notification)") }
+  }
+}
+
+extension EnvironmentValues {
+  static let notify = Entry(NotifyAction.logging)
+
+  /// Tells someone that notes changed. The default logs each notification.
+  ///
+  /// ```swift
+  /// @Environment(\.notify) var notify
+  /// notify(.deletedAll(owner: "alice", count: 3))
+  /// ```
+  public var notify: NotifyAction {
+    get { self[Self.notify] }
+    set { self[Self.notify] = newValue }
+  }
+}

@@ -1,0 +1,73 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Milieu
+
+/// Gives each request a child of the app's node, current while the request is handled.
+///
+/// The child holds what belongs to that request alone: its id, the user its header names, and
+/// a logger that carries both as metadata. Handlers, and the services they create, read them
+/// with `@Environment`, together with everything the app node shares (configuration, store,
+/// clock, actions), and cannot see another request's.
+///
+/// Nothing but the request holds the node, so it goes with the request. When the handler
+/// returns its answer as bytes, as every route of this server does, the node is freed as the
+/// middleware returns, just before Hummingbird writes them. A streaming body, which Hummingbird
+/// runs after the middleware has returned and outside its `withCurrent`, keeps the node for as
+/// long as it holds a service made in it, since `@Environment` holds its node; such a body reads
+/// through those services, not through `EnvironmentNode.current`, which is then the root again.
+/// A request whose user header is missing or malformed gets a 401 and no node at all.
+///
+/// ```swift
+/// let router = app.withCurrent {
+///   let router = Router()
+///   router.add(middleware: RequestEnvironmentMiddleware())  // binds to `app`
+///   return router
+/// }
+/// ```
+public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// The node each request's node is a child of: the one current when the middleware is made.
+  private let app = EnvironmentNode.current
+  @Milieu.Environment(\.logger) private var logger
+  private let userHeader: HTTPField.Name
+  private let userHeaderName: String
+
+  /// Creates the middleware under the current node, which becomes every request's parent.
+  ///
+  /// It reads the user header's name from the configuration once, here.
+  public init() {
+    userHeaderName = app[\.configuration].userHeaderName
+    guard let userHeader = HTTPField.Name(userHeaderName) else {
+      preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
+    }
+    self.userHeader = userHeader
+  }
+
+  /// Handles a request in a node of its own.
+  ///
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - context: Its context; its `id` becomes the request's id.
+  ///   - next: The rest of the chain, run with the request's node current.
+  /// - Returns: The response.
+  /// - Throws: ``APIError`` 401 for a missing or malformed user header; what `next` throws.
+  public func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let user = try AuthenticatedUser(
+      headerValue: request.headers[userHeader], headerName: userHeaderName)
+    let requestID = context.id
+    var logger = self.logger
+    logger[metadataKey: "request.id"] = .string(requestID)
+    logger[metadataKey: "user"] = .string(user.name)
+    // A constant name: the id is among the node's values, which tree dumps show, and a name
+    // made per request would cost a string for every request.
+    let node = app.child("request") { values in
+      values.requestID = requestID
+      values.authenticatedUser = user
+      values.logger = logger
+    }
+    return try await node.withCurrent { try await next(request, context) }
+  }
+}

@@ -1,0 +1,110 @@
+import Hummingbird
+import Milieu
+
+/// The notes API's handlers: each decodes what the request carries, calls ``NotesService``,
+/// and encodes the answer.
+///
+/// Each handler runs in the request's node: what it reads with `@Environment`, and the
+/// ``NotesService`` it makes, see that request's environment.
+///
+/// | route | answer |
+/// |---|---|
+/// | `GET /notes` | 200, ``NoteList`` |
+/// | `POST /notes` with a ``NoteDraft`` | 201, the ``Note`` |
+/// | `DELETE /notes/:id` | 204 |
+/// | `POST /notes/deletion-token` | 201, ``DeletionTokenResponse`` |
+/// | `DELETE /notes?confirm=TOKEN` | 200, ``DeletedAllResponse`` |
+/// | `GET /me` | 200, ``WhoAmIResponse`` |
+public enum NotesRoutes {
+  /// Adds the routes to a router.
+  ///
+  /// - Parameter router: The router, whose middleware must include a
+  ///   ``RequestEnvironmentMiddleware`` added before this call.
+  public static func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    router.get("notes") { _, _ in try list() }
+    router.post("notes") { request, _ in try await create(request) }
+    router.delete("notes/:id") { _, context in
+      try delete(id: context.parameters.get("id"))
+    }
+    router.post("notes/deletion-token") { _, _ in try issueDeletionToken() }
+    router.delete("notes") { request, _ in
+      try deleteAll(confirmedBy: request.uri.queryParameters.get("confirm"))
+    }
+    router.get("me") { _, _ in try whoAmI() }
+  }
+
+  /// `GET /notes`.
+  ///
+  /// - Returns: The user's notes.
+  /// - Throws: ``APIError``.
+  public static func list() throws(APIError) -> NoteList {
+    NoteList(notes: try NotesService().notes())
+  }
+
+  /// `POST /notes`.
+  ///
+  /// - Parameter request: The request, whose body is a ``NoteDraft``.
+  /// - Returns: 201 and the new note.
+  /// - Throws: ``APIError``: 400 for a malformed body, 413 for one too large, 422 for a draft
+  ///   that breaks a rule.
+  public static func create(_ request: Request) async throws(APIError) -> EditedResponse<Note> {
+    @Milieu.Environment(\.configuration) var configuration
+    let maximumSize = configuration.maximumBodySize
+    let draft = try await request.decodeJSONBody(NoteDraft.self, maximumSize: maximumSize)
+    return EditedResponse(status: .created, response: try NotesService().create(draft))
+  }
+
+  /// `DELETE /notes/:id`.
+  ///
+  /// - Parameter rawID: The `:id` path parameter.
+  /// - Returns: 204.
+  /// - Throws: ``APIError``: 400 for an id that is not a positive integer, 404 for a note the
+  ///   user does not have.
+  public static func delete(id rawID: String?) throws(APIError) -> HTTPResponse.Status {
+    try NotesService().delete(id: try Self.noteID(rawID))
+    return .noContent
+  }
+
+  /// `POST /notes/deletion-token`.
+  ///
+  /// - Returns: 201 and the token.
+  /// - Throws: ``APIError``.
+  public static func issueDeletionToken() throws(APIError) -> EditedResponse<DeletionTokenResponse>
+  {
+    EditedResponse(status: .created, response: try NotesService().issueDeletionToken())
+  }
+
+  /// `DELETE /notes?confirm=TOKEN`.
+  ///
+  /// - Parameter token: The `confirm` query parameter.
+  /// - Returns: How many notes were deleted.
+  /// - Throws: ``APIError``: 400 without a token, 403 for a wrong or expired one.
+  public static func deleteAll(confirmedBy token: String?) throws(APIError) -> DeletedAllResponse {
+    try NotesService().deleteAll(confirmedBy: token)
+  }
+
+  /// `GET /me`.
+  ///
+  /// - Returns: The user and the request's id, as the environment has them.
+  /// - Throws: ``APIError`` 401 outside a request.
+  public static func whoAmI() throws(APIError) -> WhoAmIResponse {
+    @Milieu.Environment(\.authenticatedUser) var authenticatedUser
+    @Milieu.Environment(\.requestID) var requestID
+    guard let authenticatedUser, let requestID else {
+      throw .unauthorized("no authenticated user: NotesRoutes was made outside a request")
+    }
+    return WhoAmIResponse(user: authenticatedUser.name, requestID: requestID)
+  }
+
+  /// Reads a note id from a path parameter.
+  ///
+  /// - Parameter rawID: The parameter.
+  /// - Returns: The id.
+  /// - Throws: ``APIError`` 400 unless it is a positive integer.
+  static func noteID(_ rawID: String?) throws(APIError) -> Int {
+    guard let rawID, let id = Int(rawID), id > 0 else {
+      throw .badRequest("a note id is a positive integer, not '\(rawID ?? "")'")
+    }
+    return id
+  }
+}

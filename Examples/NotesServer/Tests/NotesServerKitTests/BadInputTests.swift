@@ -1,0 +1,174 @@
+import Hummingbird
+import HummingbirdTesting
+import NotesServerKit
+import Testing
+
+/// Each kind of bad request gets its status and a JSON error that names what was wrong, and
+/// leaves nothing behind: no note, no notification, no request node.
+@Suite("Bad input")
+struct BadInputTests {
+  @Test func aRequestWithoutAUserHeaderIsUnauthorized() async throws {
+    try await withNotesApp { client, app in
+      let response = try await client.send(.get, "/notes", as: nil)
+      #expect(response.status == .unauthorized)
+      #expect(
+        try response.apiError().message
+          == "missing X-User header: name the user the request acts for")
+      #expect(try response.apiError().status == 401)
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: ["", "two words", "semi;colon", "émile", String(repeating: "a", count: 65)])
+  func aMalformedUserHeaderIsUnauthorized(user: String) async throws {
+    try await withNotesApp { client, app in
+      let response = try await client.send(.post, "/notes", as: user, body: #"{"title": "x"}"#)
+      #expect(response.status == .unauthorized)
+      #expect(try response.apiError().message.hasPrefix("malformed X-User header: "))
+      #expect(app.store.count == 0)
+      #expect(app.notifications.notifications == [])
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: [
+    (#"{"title": "unfinished"#, "malformed JSON body: not valid JSON"),
+    ("title=form", "malformed JSON body: not valid JSON"),
+    (#"{"text": "no title"}"#, "malformed JSON body: missing field 'title'"),
+    (#"{"title": 42}"#, "malformed JSON body: 'title' should be a string"),
+    (#"{"title": null}"#, "malformed JSON body: 'title' should be a string, not null"),
+    (#"["title"]"#, "malformed JSON body: the top level should be an object"),
+    ("", "the request has no body: send a JSON object"),
+  ])
+  func aMalformedBodyIsABadRequest(body: String, message: String) async throws {
+    try await withNotesApp { client, app in
+      let response = try await client.send(.post, "/notes", as: "alice", body: body)
+      #expect(response.status == .badRequest)
+      #expect(try response.apiError().message == message)
+      #expect(app.store.count == 0)
+      #expect(app.notifications.notifications == [])
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: [
+    (#"{"title": "   "}"#, "a note's title must not be empty"),
+    (
+      #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
+      "a note's title has at most 200 characters, not 201"
+    ),
+  ])
+  func aDraftThatBreaksARuleIsUnprocessable(body: String, message: String) async throws {
+    try await withNotesApp { client, app in
+      let response = try await client.send(.post, "/notes", as: "alice", body: body)
+      #expect(response.status == .unprocessableContent)
+      #expect(try response.apiError().message == message)
+      #expect(app.store.count == 0)
+    }
+  }
+
+  @Test func anOversizedBodyIsTooLarge() async throws {
+    let configuration = NotesConfiguration(maximumBodySize: 1_024)
+    try await withNotesApp(configuration: configuration) { client, app in
+      let text = String(repeating: "a", count: 2_000)
+      let response = try await client.send(
+        .post, "/notes", as: "alice", body: #"{"title": "big", "text": "\#(text)"}"#)
+      #expect(response.status == .contentTooLarge)
+      #expect(try response.apiError().message == "the request body is larger than 1024 bytes")
+      #expect(app.store.count == 0)
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: [
+    (HTTPRequest.Method.get, "/nothing-here"), (.post, "/notes/1"), (.put, "/notes"),
+  ])
+  func anUnknownRouteIsNotFound(method: HTTPRequest.Method, path: String) async throws {
+    try await withNotesApp { client, app in
+      let response = try await client.send(method, path, as: "alice", body: "{}")
+      #expect(response.status == .notFound)
+      #expect(try response.apiError().message == "no route for \(method) \(path)")
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: ["abc", "0", "-3", "1.5"])
+  func aNoteIDThatIsNotAPositiveIntegerIsABadRequest(id: String) async throws {
+    try await withNotesApp { client, _ in
+      let response = try await client.send(.delete, "/notes/\(id)", as: "alice")
+      #expect(response.status == .badRequest)
+      #expect(try response.apiError().message == "a note id is a positive integer, not '\(id)'")
+    }
+  }
+
+  @Test func deletingAllWithoutATokenIsABadRequest() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
+      for uri in ["/notes", "/notes?confirm="] {
+        let response = try await client.send(.delete, uri, as: "alice")
+        #expect(response.status == .badRequest)
+        #expect(try response.apiError().message.hasPrefix("missing confirmation token"))
+      }
+      #expect(app.store.count == 1)
+    }
+  }
+
+  @Test func deletingAllBeforeAnyTokenWasIssuedIsForbidden() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
+      let response = try await client.send(.delete, "/notes?confirm=guess", as: "alice")
+      #expect(response.status == .forbidden)
+      #expect(
+        try response.apiError().message
+          == "no confirmation token was issued to alice: POST /notes/deletion-token first")
+      #expect(app.store.count == 1)
+    }
+  }
+
+  @Test func aWrongTokenIsForbiddenAndLeavesTheRightOneValid() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
+      let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
+        .json(DeletionTokenResponse.self).token
+
+      let wrong = try await client.send(.delete, "/notes?confirm=not-\(token)", as: "alice")
+      #expect(wrong.status == .forbidden)
+      #expect(try wrong.apiError().message == "wrong confirmation token for alice")
+      let someoneElses = try await client.send(.delete, "/notes?confirm=\(token)", as: "mallory")
+      #expect(someoneElses.status == .forbidden)
+      #expect(app.store.count == 1)
+      #expect(app.notifications.notifications.count == 1)
+
+      let right = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
+      #expect(try right.json(DeletedAllResponse.self).deleted == 1)
+    }
+  }
+
+  @Test func anExpiredTokenIsForbidden() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
+      let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
+        .json(DeletionTokenResponse.self).token
+
+      app.clock.advance(by: .seconds(60))
+      let response = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
+      #expect(response.status == .forbidden)
+      #expect(
+        try response.apiError().message
+          == "confirmation token expired: POST /notes/deletion-token for a new one")
+      #expect(app.store.count == 1)
+    }
+  }
+
+  @Test func aTokenIsValidUntilItsLifetimeEnds() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Go"}"#)
+      let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
+        .json(DeletionTokenResponse.self).token
+
+      app.clock.advance(by: .seconds(59))
+      let response = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
+      #expect(try response.json(DeletedAllResponse.self).deleted == 1)
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import HummingbirdTesting
+import Logging
+import NotesServerKit
+import Testing
+
+/// The by-hand server, which `load.sh` measures Milieu against, answers exactly as Milieu's
+/// does, so that the two are the same server.
+@Suite("The by-hand variant")
+struct HandWiredApplicationTests {
+  /// A session of requests, and what each answered: status and body, with request ids blanked.
+  static func session(_ client: any TestClientProtocol) async throws -> [String] {
+    var answers: [String] = []
+    func record(_ response: TestResponse) {
+      var body = String(buffer: response.body)
+      if let me = try? response.json(WhoAmIResponse.self) {
+        body = body.replacing(me.requestID, with: "<id>")
+      }
+      answers.append("\(response.status.code) \(body)")
+    }
+    record(try await client.send(.get, "/notes", as: "alice"))
+    record(try await client.send(.post, "/notes", as: "alice", body: #"{"title": "A"}"#))
+    record(try await client.send(.post, "/notes", as: "alice", body: #"{"title": "B"}"#))
+    record(try await client.send(.delete, "/notes/1", as: "alice"))
+    record(try await client.send(.get, "/notes", as: "alice"))
+    record(try await client.send(.get, "/me", as: "alice"))
+    record(try await client.send(.get, "/notes", as: nil))
+    record(try await client.send(.post, "/notes", as: "alice", body: "{"))
+    record(try await client.send(.delete, "/notes/x", as: "alice"))
+    record(try await client.send(.delete, "/notes", as: "alice"))
+    record(try await client.send(.delete, "/notes?confirm=nope", as: "alice"))
+    record(try await client.send(.get, "/missing", as: "alice"))
+    return answers
+  }
+
+  @Test func itAnswersEveryRequestAsMilieusServerDoes() async throws {
+    let milieuAnswers = try await withNotesApp { client, _ in try await Self.session(client) }
+
+    let services = HandWiredAppServices(
+      configuration: NotesConfiguration(), logger: Logger(label: "NotesServerTests.byHand"),
+      store: NotesStore())
+    let byHandAnswers = try await HandWiredApplication.make(services: services).test(.router) {
+      try await Self.session($0)
+    }
+    #expect(byHandAnswers == milieuAnswers)
+    #expect(milieuAnswers.count == 12)
+  }
+}

@@ -1,0 +1,59 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Milieu
+import Testing
+
+// The repository README's "Using Milieu in a server" shows the code between the README markers,
+// with the imports above; its own test checks that the two never drift apart, and this one that
+// the code works.
+
+// README: begin
+extension EnvironmentValues {
+  static let user = Entry("anonymous")
+  var user: String {
+    get { self[Self.user] }
+    set { self[Self.user] = newValue }
+  }
+}
+
+/// Gives each request a child of the node that was current when the middleware was made.
+struct RequestNodeMiddleware<Context: RequestContext>: RouterMiddleware {
+  let app = EnvironmentNode.current
+
+  func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let user = request.headers.first { $0.name.canonicalName == "x-user" }?.value
+    let node = app.child("request \(context.id)") { $0.user = user ?? "anonymous" }
+    return try await node.withCurrent { try await next(request, context) }
+  }
+}
+
+struct Greeter {
+  // Hummingbird has an `Environment` type too: name Milieu's.
+  @Milieu.Environment(\.user) var user
+  func greeting() -> String { "Hello, \(user)!" }
+}
+// README: end
+
+@Suite("The README's server example")
+struct ReadmeServerExampleTests {
+  @Test func eachRequestGreetsItsOwnUser() async throws {
+    // README: begin
+    let router = Router()
+    router.add(middleware: RequestNodeMiddleware())
+    router.get("hello") { _, _ in Greeter().greeting() }
+    // README: end
+
+    try await Application(router: router).test(.router) { client in
+      var headers = HTTPFields()
+      headers[try #require(HTTPField.Name("X-User"))] = "ada"
+      let greeted = try await client.execute(uri: "/hello", method: .get, headers: headers)
+      #expect(String(buffer: greeted.body) == "Hello, ada!")
+      let anonymous = try await client.execute(uri: "/hello", method: .get)
+      #expect(String(buffer: anonymous.body) == "Hello, anonymous!")
+    }
+  }
+}

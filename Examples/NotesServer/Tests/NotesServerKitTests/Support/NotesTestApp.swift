@@ -1,0 +1,101 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import InMemoryLogging
+import Logging
+import Milieu
+import MilieuTesting
+import NotesServerKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A notes app of one test's own, and what the test can check of it.
+///
+/// ``withNotesApp(configuration:notify:addRoutes:_:)`` makes its app node with MilieuTesting's
+/// `withTestEnvironment`, so tests that run in parallel never share a store, a log or a clock.
+struct NotesTestApp: Sendable {
+  /// The app node: every request's node is a child of it.
+  let node: EnvironmentNode
+  /// The app's store.
+  let store: NotesStore
+  /// What the app's `notify` sent.
+  let notifications: NotificationRecorder
+  /// Everything the app logged, at every level.
+  let logs: InMemoryLogHandler
+  /// The app's clock, which moves only when the test advances it.
+  let clock: TestClock
+}
+
+/// Runs a test against a fresh notes app, through HummingbirdTesting's router client.
+///
+/// - Parameters:
+///   - configuration: The app's configuration.
+///   - notify: The app's `notify` action; by default one that records into the app's
+///     ``NotesTestApp/notifications``.
+///   - addRoutes: Adds routes of the test's own to the router, after the notes routes.
+///   - body: The test.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws, or what starting the app throws.
+func withNotesApp<Result: Sendable>(
+  configuration: NotesConfiguration = NotesConfiguration(),
+  notify: NotifyAction? = nil,
+  addRoutes: (Router<NotesRequestContext>) -> Void = { _ in },
+  _ body: @Sendable (any TestClientProtocol, NotesTestApp) async throws -> Result
+) async throws -> Result {
+  let logs = InMemoryLogHandler()
+  var logger = Logger(label: "NotesServerTests") { _ in logs }
+  logger.logLevel = .trace
+  let notifications = NotificationRecorder()
+  let store = NotesStore()
+  let clock = TestClock()
+  return try await withTestEnvironment(
+    .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, store),
+    .set(\.notify, notify ?? notifications.action), .set(\.clock, clock)
+  ) {
+    let app = NotesTestApp(
+      node: .current, store: store, notifications: notifications, logs: logs, clock: clock)
+    let router = NotesApplication.makeRouter()
+    addRoutes(router)
+    return try await NotesApplication.make(router: router).test(.router) { client in
+      try await body(client, app)
+    }
+  }
+}
+
+extension TestClientProtocol {
+  /// Sends a request as a user.
+  ///
+  /// - Parameters:
+  ///   - method: The method.
+  ///   - uri: The path and query.
+  ///   - user: The `X-User` header's value; `nil` sends none.
+  ///   - body: The body, as text.
+  /// - Returns: The response.
+  /// - Throws: What the client throws when the request cannot be sent.
+  func send(
+    _ method: HTTPRequest.Method, _ uri: String, as user: String?, body: String? = nil
+  ) async throws -> TestResponse {
+    var headers = HTTPFields()
+    if let user, let name = HTTPField.Name("X-User") {
+      headers[name] = user
+    }
+    return try await execute(
+      uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+  }
+}
+
+extension TestResponse {
+  /// The body, decoded from JSON.
+  func json<Value: Decodable>(_ type: Value.Type) throws -> Value {
+    try JSONDecoder().decode(Value.self, from: Data(body.readableBytesView))
+  }
+
+  /// The JSON error the body carries.
+  func apiError() throws -> APIError.Body.Details {
+    try json(APIError.Body.self).error
+  }
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Puts both variants of NotesServer under the same load and prints their requests per second and
+# 99th-percentile latency side by side, with Milieu's cost as a ratio:
+#
+#   ./load.sh                                  # from Examples/NotesServer
+#   LOAD_SECONDS=10 LOAD_ROUNDS=6 ./load.sh
+#
+# The variants are the same server built twice: `NotesServer` gives each request a child node of
+# the app's (Milieu); `NotesServerByHand` passes the services in the request context instead.
+#
+# Each round starts both servers afresh on two ports, seeds and warms them up, then runs wrk for
+# LOAD_SECONDS against a read route (GET /notes, 20 notes) and a write route (POST /notes) of
+# each, the two variants back to back on each route, the first of the pair alternating from
+# round to round. The machine is shared, so a sample says little alone: every sample is printed,
+# and the table gives the median of each variant and the median of the per-round ratios, each
+# ratio taken between two samples seconds apart. Besides wrk's requests per second and 99th
+# percentile, it reports the server's CPU time per request (user + system, from /proc), which
+# other processes on the machine disturb far less than they disturb throughput.
+#
+# Traffic goes to 127.0.0.1 only. wrk and curl come from Debian's packages, installed here if
+# missing (we run as root). The servers are always stopped, whatever happens, by the EXIT trap.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+readonly seconds=${LOAD_SECONDS:-5}
+readonly rounds=${LOAD_ROUNDS:-4}
+readonly connections=${LOAD_CONNECTIONS:-16}
+readonly warmup_seconds=1
+readonly milieu_port=${LOAD_PORT:-18480}
+readonly byhand_port=$((milieu_port + 1))
+
+if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+  echo "==> installing wrk and curl"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends wrk curl
+fi
+
+echo "==> building both variants (release)"
+swift build -c release --product NotesServer
+swift build -c release --product NotesServerByHand
+bin_path=$(swift build -c release --show-bin-path)
+
+work=$(mktemp -d)
+readonly clock_ticks=$(getconf CLK_TCK)
+server_pids=()
+declare -A variant_pid
+stop_servers() {
+  local pid
+  for pid in "${server_pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid"
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  server_pids=()
+}
+trap 'stop_servers; rm -rf "$work"' EXIT
+# A signal ends the script through its EXIT trap, so the servers never outlive it.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cat >"$work/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-User"] = "writer"
+wrk.body = '{"title": "Load", "text": "written by wrk"}'
+LUA
+
+# start_server VARIANT EXECUTABLE PORT: starts it, waits at most 10 s until it answers, seeds 20
+# notes for the read route and warms it up.
+start_server() {
+  local variant="$1" executable="$2" port="$3"
+  local address="http://127.0.0.1:$port"
+  "$bin_path/$executable" --port "$port" --log-level error >"$work/$executable.log" 2>&1 &
+  local pid=$!
+  server_pids+=("$pid")
+  variant_pid[$variant]=$pid
+  local attempt
+  for attempt in $(seq 100); do
+    if curl -s -o /dev/null "$address/me"; then
+      break
+    fi
+    if ! kill -0 "$pid" 2>/dev/null || ((attempt == 100)); then
+      echo "$executable did not answer on $address:" >&2
+      cat "$work/$executable.log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  local note
+  for note in $(seq 20); do
+    curl -s -o /dev/null -X POST -H 'X-User: reader' -H 'Content-Type: application/json' \
+      -d "{\"title\": \"note $note\", \"text\": \"seeded\"}" "$address/notes"
+  done
+  wrk -t1 -c"$connections" -d"${warmup_seconds}s" -H 'X-User: reader' "$address/notes" \
+    >/dev/null
+}
+
+# to_ms VALUE: wrk's latency (such as 812.00us, 1.25ms, 1.02s) in milliseconds.
+to_ms() {
+  awk -v value="$1" 'BEGIN {
+    number = value + 0
+    if (value ~ /us$/) number /= 1000
+    else if (value ~ /ms$/) number *= 1
+    else if (value ~ /s$/) number *= 1000
+    printf "%.3f", number
+  }'
+}
+
+# cpu_ticks PID: the user and system CPU time a process has used so far, in clock ticks.
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# measure ROUND VARIANT ROUTE PORT: runs wrk and appends "round variant route rps p99ms
+# cpu_us_per_request" to the samples.
+measure() {
+  local round="$1" variant="$2" route="$3" port="$4"
+  local url="http://127.0.0.1:$port/notes"
+  local arguments=(-H 'X-User: reader' "$url")
+  if [[ "$route" == "POST /notes" ]]; then
+    arguments=(-s "$work/post.lua" "$url")
+  fi
+  local pid=${variant_pid[$variant]} output ticks_before ticks_after
+  ticks_before=$(cpu_ticks "$pid")
+  output=$(wrk -t1 -c"$connections" -d"${seconds}s" --latency "${arguments[@]}")
+  ticks_after=$(cpu_ticks "$pid")
+  local rps p99 errors requests cpu
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$output")
+  requests=$(awk '/ requests in / {print $1}' <<<"$output")
+  cpu=$(awk -v ticks=$((ticks_after - ticks_before)) -v hz="$clock_ticks" -v requests="$requests" \
+    'BEGIN { printf "%.1f", ticks / hz * 1000000 / requests }')
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$output")
+  errors=$(awk '/Non-2xx or 3xx responses:|Socket errors:/' <<<"$output")
+  if [[ -z "$rps" || -z "$p99" ]]; then
+    echo "could not read wrk's output:" >&2
+    echo "$output" >&2
+    return 1
+  fi
+  if [[ -n "$errors" ]]; then
+    echo "wrk saw errors against $variant $route:" >&2
+    echo "$errors" >&2
+    return 1
+  fi
+  printf '    %-8s %-12s %10s req/s   p99 %8s ms   server CPU %6s µs/request\n' \
+    "$variant" "$route" "$rps" "$(to_ms "$p99")" "$cpu"
+  echo "$round $variant ${route// /_} $rps $(to_ms "$p99") $cpu" >>"$work/samples"
+}
+
+echo "==> $rounds rounds of ${seconds} s per route and variant, after a ${warmup_seconds} s warm-up"
+echo "    wrk -t1 -c$connections on 127.0.0.1; $(nproc) cores," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
+for round in $(seq "$rounds"); do
+  echo "  round $round"
+  start_server milieu NotesServer "$milieu_port"
+  start_server byhand NotesServerByHand "$byhand_port"
+  for route in "GET /notes" "POST /notes"; do
+    if ((round % 2 == 1)); then
+      measure "$round" milieu "$route" "$milieu_port"
+      measure "$round" byhand "$route" "$byhand_port"
+    else
+      measure "$round" byhand "$route" "$byhand_port"
+      measure "$round" milieu "$route" "$milieu_port"
+    fi
+  done
+  stop_servers
+done
+
+# median: the median of the numbers on standard input, one a line.
+median() {
+  sort -g | awk '{ value[NR] = $1 } END {
+    if (NR % 2) printf "%s", value[(NR + 1) / 2]
+    else printf "%s", (value[NR / 2] + value[NR / 2 + 1]) / 2
+  }'
+}
+
+# column VARIANT ROUTE FIELD: one variant's samples of a route, field 4 (req/s), 5 (p99) or 6
+# (server CPU per request).
+column() {
+  awk -v variant="$1" -v route="$2" -v field="$3" \
+    '$2 == variant && $3 == route { print $field }' "$work/samples"
+}
+
+# ratios ROUTE FIELD: Milieu's sample over the by-hand one, round by round.
+ratios() {
+  awk -v route="$1" -v field="$2" '
+    $3 == route { value[$1, $2] = $field; rounds[$1] = 1 }
+    END { for (r in rounds) printf "%.4f\n", value[r, "milieu"] / value[r, "byhand"] }
+  ' "$work/samples"
+}
+
+echo
+echo "Medians over $rounds rounds; each ratio is the median of the per-round ratios (their range in"
+echo "brackets). Server CPU is the server's user + system time during the run over the requests served."
+echo
+echo "| route | | Milieu | by hand | Milieu / by hand |"
+echo "|---|---|---:|---:|---:|"
+for route in GET_/notes POST_/notes; do
+  for measure in "4 requests/s %.0f" "5 p99 latency, ms %.2f" "6 server CPU, µs/request %.1f"; do
+    field=${measure%% *}
+    format=${measure##* }
+    label=${measure#* }
+    label=${label% *}
+    ratio_values=$(ratios "$route" "$field" | sort -g)
+    printf "| \`%s\` | %s | $format | $format | %.3f (%.2f–%.2f) |\n" \
+      "${route//_/ }" "$label" \
+      "$(column milieu "$route" "$field" | median)" "$(column byhand "$route" "$field" | median)" \
+      "$(median <<<"$ratio_values")" "$(head -n1 <<<"$ratio_values")" \
+      "$(tail -n1 <<<"$ratio_values")"
+  done
+done
