@@ -83,6 +83,11 @@ case "child with one override, read":
     let child = top.child { $0.retries = iteration }
     blackHole(child[\.retries])
   }
+case "child with one override, withCurrent, @Environment read":
+  for iteration in 0..<iterations {
+    let child = top.child { $0.retries = iteration }
+    blackHole(child.withCurrent { RetriesService().retries })
+  }
 case "TaskLocal withValue, read":
   for iteration in 0..<iterations {
     blackHole(Scope.$retries.withValue(iteration) { Scope.retries })
