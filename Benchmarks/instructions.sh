@@ -31,7 +31,8 @@ declare -A counts
 for name in "stored read" "unrelated set" "unrelated set, read at depth 1,000" \
   "ancestor set, depth 10" "ancestor set, read at depth 10" \
   "ancestor set, depth 1,000" "ancestor set, read at depth 1,000" \
-  "child with one override, read" "TaskLocal withValue, read"; do
+  "child with one override, read" "TaskLocal withValue, read" \
+  "child with one override, withCurrent, @Environment read"; do
   counts[$name]=$(per_iteration "$name")
   printf '  %-40s %8d instructions\n' "$name" "${counts[$name]}" >&2
 done
