@@ -141,7 +141,7 @@ private func checkDiagnostics(_ alert: AlertData, line: UInt) {
   for (issue, diagnostic) in zip(issues, alert.diagnostics) {
     precondition(issue.location.line == line, "an issue names line \(issue.location.line)")
     precondition(diagnostic.callSite.line == line, "a diagnostic names the wrong line")
-    precondition(issue.message == diagnostic.description, "an issue differs from its diagnostic")
+    precondition(issue.message == diagnostic.issueMessage, "an issue differs from its diagnostic")
     precondition(
       issue.message.contains("breaks the rule \"\(diagnostic.rule.rawValue)\""),
       "an issue does not name its rule")

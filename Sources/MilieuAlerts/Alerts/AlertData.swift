@@ -87,10 +87,7 @@ public struct AlertData: Presentable {
     for diagnostic in storage.diagnostics {
       // The issue carries the call site, and says it first: the message does not repeat it.
       EnvironmentNode.current[\.issueReporter].report(
-        EnvironmentIssue(
-          "an alert breaks the rule \"\(diagnostic.rule.rawValue)\": \(diagnostic.detail) "
-            + "Fix: \(diagnostic.fix)",
-          at: callSite))
+        EnvironmentIssue(diagnostic.issueMessage, at: callSite))
     }
   }
 

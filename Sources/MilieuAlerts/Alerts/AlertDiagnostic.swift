@@ -52,6 +52,12 @@ public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     "an alert made at \(callSite) breaks the rule \"\(rule.rawValue)\": \(detail) Fix: \(fix)"
   }
+
+  /// The message of the issue reported for this diagnostic: the description without the call
+  /// site, which the issue carries and says first.
+  package var issueMessage: String {
+    "an alert breaks the rule \"\(rule.rawValue)\": \(detail) Fix: \(fix)"
+  }
 }
 
 /// The checks behind ``AlertData``'s initializer, as a pure function.
