@@ -111,14 +111,16 @@ final class ServerApp: Sendable {
   }
 }
 
-/// A service of the request, reading what the request and the app provide.
-struct RequestService {
-  @Environment(\.user) var user
-  @Environment(\.requestID) var requestID
-  @Environment(\.retries) var retries
-  @Environment(\.greeter) var greeter
-  @Environment(\.region) var region
+/// What a service of the request reads, and the work it does with it: each value twice.
+protocol RequestReading {
+  var user: String { get }
+  var requestID: Int { get }
+  var retries: Int { get }
+  var greeter: Greeter { get }
+  var region: String { get }
+}
 
+extension RequestReading {
   func work() -> Int {
     var sum = 0
     for _ in 0..<2 {
@@ -129,20 +131,20 @@ struct RequestService {
   }
 }
 
+/// A service of the request, reading what the request and the app provide.
+struct RequestService: RequestReading {
+  @Environment(\.user) var user
+  @Environment(\.requestID) var requestID
+  @Environment(\.retries) var retries
+  @Environment(\.greeter) var greeter
+  @Environment(\.region) var region
+}
+
 /// The same service with swift-dependencies.
-struct DependencyRequestService {
+struct DependencyRequestService: RequestReading {
   @Dependency(\.user) var user
   @Dependency(\.requestID) var requestID
   @Dependency(\.retries) var retries
   @Dependency(\.greeter) var greeter
   @Dependency(\.region) var region
-
-  func work() -> Int {
-    var sum = 0
-    for _ in 0..<2 {
-      sum &+= user.utf8.count &+ requestID &+ retries &+ greeter.greeting.utf8.count
-      sum &+= region.utf8.count
-    }
-    return sum
-  }
 }
