@@ -1,9 +1,9 @@
 import Milieu
 import Testing
 
-/// A `child` closure's first value of plain data is held by the child node itself, not in a
-/// slot of its own (one allocation per scope). These tests check that such a value behaves
-/// exactly as any other override: read, explained, replaced, removed, inherited and copied.
+/// The values a `child` closure writes become the child's overrides. These tests check that they
+/// behave exactly as overrides written later do: read, explained, replaced, removed, inherited
+/// and copied.
 @Suite struct ChildValueTests {
   @Test func aChildsFirstValueIsReadAndExplainedLikeAnyOverride() {
     let app = EnvironmentNode("app")
@@ -21,7 +21,7 @@ import Testing
     #expect(app.treeDescription().contains("retries = 5  (\(#fileID):\(line))"))
   }
 
-  @Test func aKeyTypesValueIsHeldTheSameWay() {
+  @Test func aKeyTypesValueIsWrittenTheSameWay() {
     let scope = EnvironmentNode().child { $0.requestTimeout = 9 }
     #expect(scope[\.requestTimeout] == 9)
     #expect(scope.explain(\.requestTimeout).description.contains("is 9, set here"))
@@ -143,7 +143,7 @@ import Testing
     #expect(removed.0[\.retries] == 1)
   }
 
-  @Test func aChildThatHoldsItsValueIsFreedWithItsLastReference() {
+  @Test func aChildWithValuesIsFreedWithItsLastReference() {
     let app = EnvironmentNode("app")
     weak var weakScope: EnvironmentNode?
     do {
