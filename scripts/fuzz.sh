@@ -6,7 +6,7 @@
 #
 #   SECONDS   how long each target runs (default 60)
 #   TARGET    the targets to run, by folder name under Fuzz/ (default: every target whose
-#             modules exist: AlertValidation, KeyDecoder, AlertRenderer)
+#             modules exist: AlertValidation, KeyDecoder, AlertRenderer, EnvironmentTree)
 #
 # Output, all under .fuzz/ (ignored by git):
 #   .fuzz/build/               module objects and the target executables
@@ -50,9 +50,9 @@ module_names=(Milieu MilieuAlerts MilieuTerminal)
 module_dependencies=("" "Milieu" "Milieu MilieuAlerts")
 
 # Each target and the library modules it links, dependencies included.
-target_names=(AlertValidation KeyDecoder AlertRenderer)
+target_names=(AlertValidation KeyDecoder AlertRenderer EnvironmentTree)
 target_modules=("Milieu MilieuAlerts" "Milieu MilieuAlerts MilieuTerminal"
-  "Milieu MilieuAlerts MilieuTerminal")
+  "Milieu MilieuAlerts MilieuTerminal" "Milieu")
 
 readonly common_flags=(-sanitize=fuzzer,address -parse-as-library -O -g
   -package-name milieu -warnings-as-errors -use-ld=lld)
