@@ -5,7 +5,7 @@ extension EnvironmentNode {
     var overrides: SlotMap
     /// What the node sees, if no write has reached it since it was resolved: the snapshot of
     /// `above` (shared with every node that reads from there), or, for a node with overrides
-    /// once a child needed it, the node's own snapshot.
+    /// once it was read or a child needed it, the node's own snapshot.
     var cache: EnvironmentSnapshot?
     /// The newest of the node's children; see `EnvironmentNode.nextSibling`.
     var firstChild: Unmanaged<EnvironmentNode>?
