@@ -213,6 +213,22 @@ struct AlertRendererTests {
         == "Press Enter to continue: ")
   }
 
+  /// Found by the AlertRenderer fuzz target: 25 emoji modifiers with no base form one grapheme
+  /// 50 columns wide, which wrapping keeps whole; the box must cut it rather than grow a line.
+  @Test("A grapheme wider than the box is cut, in the title as in the message")
+  func aGraphemeWiderThanTheBoxIsCut() {
+    let wide = String(repeating: "\u{1F3FD}", count: 25)
+    for alert in [
+      TerminalAlert(title: wide, buttons: [TerminalButton("OK", role: .cancel)]),
+      TerminalAlert(title: "Wide", message: wide, buttons: []),
+    ] {
+      let lines = AlertRenderer(maximumWidth: 0).render(
+        alert, width: 0, color: false, focusedButton: nil)
+      #expect(Set(lines.map { DisplayWidth.columns(of: $0) }) == [AlertRenderer.minimumWidth])
+      #expect(lines.contains { $0.contains("…") })
+    }
+  }
+
   @Test("Rendering random alerts never crashes and keeps every line the box's width")
   func fuzz() {
     var generator = SplitMix64(seed: 0xA1E7)

@@ -110,12 +110,12 @@ public struct AlertRenderer: Sendable {
     let inner = outer - 4
 
     var text: [String] = []
-    for line in TextWrapper.wrap(title, width: inner) {
+    for line in Self.boxLines(title, width: inner) {
       text.append(ANSIStyle.bold.apply(to: line, color: color) + padding(line, to: inner))
     }
     if !message.isEmpty {
       text.append(String(repeating: " ", count: inner))
-      for line in TextWrapper.wrap(message, width: inner) {
+      for line in Self.boxLines(message, width: inner) {
         text.append(TextWrapper.pad(line, toWidth: inner))
       }
     }
@@ -293,6 +293,13 @@ public struct AlertRenderer: Sendable {
       return cell.isFocused ? "[ \(cell.label) ]" : "  \(cell.label)  "
     }
     .joined(separator: String(repeating: " ", count: Self.gap))
+  }
+
+  /// `text` wrapped to fit a box `width` columns wide. Wrapping keeps a grapheme wider than the
+  /// width whole on a line of its own (one made of emoji modifiers can be any width); the box
+  /// cuts such a line, so that every line of it is exactly as wide.
+  private static func boxLines(_ text: String, width: Int) -> [String] {
+    TextWrapper.wrap(text, width: width).map { TextWrapper.truncate($0, width: width) }
   }
 
   private func padding(_ text: String, to width: Int) -> String {
