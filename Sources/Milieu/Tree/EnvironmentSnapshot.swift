@@ -28,11 +28,6 @@ final class EnvironmentSnapshot: Sendable {
   /// What a root's parent would provide: nothing.
   static let nothing = EnvironmentSnapshot(owner: nil, top: .empty, base: .empty)
 
-  /// The values, ready to read.
-  var values: EnvironmentValues {
-    EnvironmentValues(inherited: self)
-  }
-
   /// The slot stored for a key, unretained: valid while this snapshot is.
   @inlinable
   func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
