@@ -49,7 +49,7 @@ public struct Environment<Value: Sendable>: Sendable {
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: .current) { $0[keyPath: keyPath] }
+    reader = kind.init(node: .nodeForWrapper(reading: keyPath)) { $0[keyPath: keyPath] }
   }
 
   /// The value as the bound node sees it now.
@@ -130,7 +130,11 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// that calls it stays small.
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
+    let freshReads = Derivation.freshReadCount
     let fresh = project(node.values)
+    // A value built anew on every read is not kept. The count is process-wide: a read of one
+    // elsewhere meanwhile costs this wrapper one more refresh, nothing else.
+    guard Derivation.freshReadCount == freshReads else { return fresh }
     cacheLock.lock()
     if Self.isWord {
       let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)

@@ -19,6 +19,24 @@ extension EnvironmentNode {
   /// ```
   public static var current: EnvironmentNode { scoped.get() ?? root }
 
+  /// The node an ``Environment`` wrapper made now binds to: ``current``, unless a value that
+  /// several nodes share is being built on this thread. A wrapper made then would read from
+  /// whichever node built the value first and keep that node alive with it; that is reported,
+  /// and the wrapper reads from ``root``.
+  @usableFromInline
+  static func nodeForWrapper(reading keyPath: AnyKeyPath) -> EnvironmentNode {
+    guard let frame = Derivation.innermost?.building, frame.isShared else { return current }
+    frame.reporter.report(
+      EnvironmentIssue(
+        """
+        An @Environment wrapper reading \(keyPath) was made while building \(frame.name), \
+        a value shared by every node that sees its inputs, so the wrapper has no one node to \
+        read from. Read the value from the values the build receives and pass it in. The \
+        wrapper reads from the root node.
+        """, at: frame.derivation.declaration))
+    return root
+  }
+
   /// Runs synchronous code with this node as ``current``.
   ///
   /// Scopes nest; the previous current node is restored when `body` returns or throws.

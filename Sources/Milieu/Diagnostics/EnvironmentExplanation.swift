@@ -103,7 +103,7 @@ extension EnvironmentNode {
       }
       // With no override anywhere, the key path reads the key's default.
       candidates.append((Self.describe(EnvironmentValues()[keyPath: keyPath]), .defaultValue))
-      return EnvironmentExplanation.Key(name: read.name, candidates: candidates)
+      return EnvironmentExplanation.Key(name: read.name.description, candidates: candidates)
     }
     return EnvironmentExplanation(nodeName: name, keys: keys)
   }

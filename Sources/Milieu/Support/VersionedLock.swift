@@ -21,10 +21,20 @@ import Synchronization
 /// See "How Milieu stays fresh and frees memory" in the documentation catalog for what it guards.
 @usableFromInline
 struct VersionedLock: ~Copyable, Sendable {
-  /// Bit 0: held. Bits 1 and up: the version.
-  @usableFromInline let word = Atomic<UInt64>(2)
+  /// Bit 0: held. Bits 1 and up: the version, which starts with the node's depth in its top
+  /// 15 bits, so that a childless node needs no word more; a write adds 1 below them, so the
+  /// version only grows, and the depth reads true for 2⁴⁸ writes to one node.
+  @usableFromInline let word: Atomic<UInt64>
 
-  init() {}
+  /// The depths the word can tell apart; deeper nodes read as this deep.
+  static let maximumDepth: UInt32 = (1 << 15) - 1
+
+  init(depth: UInt32) {
+    word = Atomic(2 | UInt64(min(depth, Self.maximumDepth)) << 49)
+  }
+
+  /// The depth of the node, as given when the lock was made.
+  var depth: UInt32 { UInt32(truncatingIfNeeded: word.load(ordering: .relaxed) >> 49) }
 
   /// The version now, loaded with acquiring ordering: whatever the write that set it stored
   /// before releasing the lock is visible after this load.

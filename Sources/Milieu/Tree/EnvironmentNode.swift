@@ -41,13 +41,16 @@ public final class EnvironmentNode: @unchecked Sendable {
 
   private let label: Label?
 
+  /// How many ancestors the node has: 0 for a root; kept in the lock's word.
+  var depth: UInt32 { lock.depth }
+
   /// The node's neighbours among its parent's children, guarded by the *parent's* lock; see
   /// `link(_:cache:ifVersionIs:)`.
   @exclusivity(unchecked) nonisolated(unsafe) var previousSibling: Unmanaged<EnvironmentNode>?
   @exclusivity(unchecked) nonisolated(unsafe) var nextSibling: Unmanaged<EnvironmentNode>?
 
   /// Guards `state`; its version counts the writes that have reached the node.
-  @usableFromInline let lock = VersionedLock()
+  @usableFromInline let lock: VersionedLock
 
   /// The node's mutable state, accessed only while `lock` is held, which also makes the
   /// runtime's exclusivity checks redundant.
@@ -66,12 +69,15 @@ public final class EnvironmentNode: @unchecked Sendable {
   ///
   /// - Parameter name: A name for diagnostics: explanations and tree dumps show it.
   public convenience init(_ name: String? = nil) {
-    self.init(name: name, parent: nil, overrides: .empty)
+    self.init(name: name, parent: nil, overrides: .empty, depth: 0)
   }
 
-  private init(name: String?, parent: EnvironmentNode?, overrides: consuming SlotMap) {
+  private init(
+    name: String?, parent: EnvironmentNode?, overrides: consuming SlotMap, depth: UInt32
+  ) {
     self.parentReference = parent.map { .passRetained($0) }
     self.label = name.map(Label.init)
+    self.lock = VersionedLock(depth: depth)
     self.state = State(overrides: overrides)
   }
 
@@ -112,9 +118,11 @@ public final class EnvironmentNode: @unchecked Sendable {
     configure(&scratch)
     var overrides = (consume scratch).written(over: above)
     if !overrides.isEmpty {
-      overrides.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0))
+      overrides.stamp(
+        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
+        depth: depth + 1)
     }
-    let child = EnvironmentNode(name: name, parent: self, overrides: overrides)
+    let child = EnvironmentNode(name: name, parent: self, overrides: overrides, depth: depth + 1)
     link(child, cache: above, ifVersionIs: version)
     return child
   }
@@ -198,7 +206,9 @@ public final class EnvironmentNode: @unchecked Sendable {
     var written = (consume scratch).written(over: seen)
     guard !written.isEmpty else { return result }
     write { overrides, serial in
-      written.stamp(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial))
+      written.stamp(
+        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial),
+        depth: depth)
       overrides = overrides.merging(written)
       return true
     }

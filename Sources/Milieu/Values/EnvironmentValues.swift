@@ -101,7 +101,13 @@ public struct EnvironmentValues: Sendable {
 
   /// The slot a read finds for a key.
   func slot(for key: ObjectIdentifier) -> Slot? {
-    top.slot(for: key) ?? inherited?.unretainedSlot(for: key)?.takeUnretainedValue()
+    unretainedSlot(for: key)?.takeUnretainedValue()
+  }
+
+  /// The slot a read finds for a key, unretained: valid while these values are.
+  @inlinable
+  func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
+    top.unretainedSlot(for: key) ?? inherited?.unretainedSlot(for: key)
   }
 
   /// The value stored for a key, whose values are of type `Value`.
@@ -110,9 +116,7 @@ public struct EnvironmentValues: Sendable {
   /// read returns. That saves two atomic operations on every read.
   @inlinable
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
-    guard let slot = top.unretainedSlot(for: key) ?? inherited?.unretainedSlot(for: key) else {
-      return nil
-    }
+    guard let slot = unretainedSlot(for: key) else { return nil }
     return slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: TypedSlot<Value>.self).value }
   }
 
@@ -145,23 +149,79 @@ public struct EnvironmentValues: Sendable {
 /// Records the keys that code reads from an ``EnvironmentValues``.
 ///
 /// Milieu learns which key a key path such as `\.retries` stands for by running it once against
-/// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it.
+/// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it. A
+/// derived value's build runs with a recorder too, which is how the value learns its inputs.
 @usableFromInline
 final class AccessRecorder: Sendable {
   struct Read: Sendable {
     var identifier: ObjectIdentifier
-    var name: String
+    var name: SlotName
     /// The slot the read found, or `nil` for the key's default.
     var slot: Slot?
+    /// Whether a derived value that the recorded code read made this read, rather than the
+    /// recorded code itself.
+    var isInput: Bool
   }
 
-  private let state = Lock<[Read]>([])
+  /// What the recorder records for: a derived value being built, or, for `nil`, code reading a
+  /// key path.
+  let building: DerivationFrame?
 
-  var reads: [Read] { state.withLock { $0 } }
+  private let state = Lock<Recorded>(Recorded())
+
+  /// What a recorder has recorded.
+  struct Recorded {
+    var reads: [Read] = []
+    /// The kept derived values read, directly or through others.
+    var cells: [DerivedCell] = []
+    /// The kept derived values that the recorded code read itself.
+    var directCells: [DerivedCell] = []
+    /// Whether a derived value read got its fallback, or was built from one: a value built
+    /// from what was read is not kept.
+    var readFallback = false
+  }
+
+  init(building: DerivationFrame? = nil) {
+    self.building = building
+  }
+
+  /// The reads, in order.
+  var reads: [Read] { state.withLock { $0.reads } }
+
+  /// Everything recorded.
+  var recorded: Recorded { state.withLock { $0 } }
 
   @usableFromInline
   func recordRead(of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues) {
-    let read = Read(identifier: key, name: name.description, slot: values.slot(for: key))
-    state.withLock { $0.append(read) }
+    let read = Read(identifier: key, name: name, slot: values.slot(for: key), isInput: false)
+    state.withLock { $0.reads.append(read) }
+  }
+
+  /// Records what a derived value read while it was built, as reads of the code that read it:
+  /// the inputs of `cell` (or of a value built anew), looked up in `values`.
+  func recordInputs(
+    _ inputs: [DerivedCell.Input], cell: DerivedCell?, in values: EnvironmentValues
+  ) {
+    let reads = inputs.map {
+      Read(identifier: $0.key, name: $0.name, slot: values.slot(for: $0.key), isInput: true)
+    }
+    state.withLock { state in
+      state.reads += reads
+      if let cell {
+        state.cells.append(cell)
+        state.directCells.append(cell)
+      }
+    }
+  }
+
+  /// Records that a derived value read got its fallback, or was built from one.
+  func recordFallback() {
+    state.withLock { $0.readFallback = true }
+  }
+
+  /// Records kept derived values read through another one.
+  func recordCells(_ cells: [DerivedCell]) {
+    guard !cells.isEmpty else { return }
+    state.withLock { $0.cells += cells }
   }
 }

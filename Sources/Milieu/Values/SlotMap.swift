@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One stored value with what diagnostics need to know about it.
 ///
 /// A class, so that copying values between nodes (resolving, merging) retains one object per
@@ -38,6 +40,12 @@ class Slot: SlotStorage, @unchecked Sendable {
   /// is shared, the origin never changes again. That makes the runtime's exclusivity checks
   /// redundant.
   @exclusivity(unchecked) final var origin: EnvironmentOrigin?
+  /// How deep in its tree the node that holds the slot is, stamped with `origin`; a slot no node
+  /// holds (written to free-standing values) counts as deepest. Derived values are cached with
+  /// the deepest slot they read, which every node that sees that slot shares.
+  @exclusivity(unchecked) final var depth: UInt32 = .max
+  /// The derived values cached with this slot, made at the first one.
+  final let derivedCells = AtomicLazyReference<DerivedCellTable>()
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
   final let anchor: (any AnyObject & Sendable)?
 
@@ -60,7 +68,7 @@ class Slot: SlotStorage, @unchecked Sendable {
   var anyValue: any Sendable { preconditionFailure("Slot is abstract; TypedSlot overrides this") }
 
   /// The same value and key, with another origin.
-  func copy(origin: EnvironmentOrigin) -> Slot {
+  func copy(origin: EnvironmentOrigin, depth: UInt32) -> Slot {
     preconditionFailure("Slot is abstract; TypedSlot overrides this")
   }
 }
@@ -86,8 +94,10 @@ final class TypedSlot<Value: Sendable>: Slot, @unchecked Sendable {
 
   override var anyValue: any Sendable { value }
 
-  override func copy(origin: EnvironmentOrigin) -> Slot {
-    TypedSlot(value, key: key, name: nameSource, origin: origin, anchor: anchor)
+  override func copy(origin: EnvironmentOrigin, depth: UInt32) -> Slot {
+    let copy = TypedSlot(value, key: key, name: nameSource, origin: origin, anchor: anchor)
+    copy.depth = depth
+    return copy
   }
 }
 
@@ -180,24 +190,25 @@ struct SlotMap: Sendable {
   ///
   /// A slot only this map holds is stamped in place; one that is shared (code that wrote it
   /// kept a copy of the values) is replaced by a stamped copy, so what was shared never changes.
-  mutating func stamp(_ origin: consuming EnvironmentOrigin) {
+  mutating func stamp(_ origin: consuming EnvironmentOrigin, depth: UInt32) {
     guard let existing = storage.take() else { return }
     guard existing.isTable else {
       var slot = unsafeDowncast(consume existing, to: Slot.self)
-      storage = Self.stamped(&slot, consume origin)
+      storage = Self.stamped(&slot, consume origin, depth: depth)
       return
     }
     var table = unsafeDowncast(consume existing, to: SlotTable.self)
     if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
-    table.stamp(origin)
+    table.stamp(origin, depth: depth)
     storage = table
   }
 
-  fileprivate static func stamped(_ slot: inout Slot, _ origin: consuming EnvironmentOrigin)
-    -> Slot
-  {
-    guard isKnownUniquelyReferenced(&slot) else { return slot.copy(origin: origin) }
+  fileprivate static func stamped(
+    _ slot: inout Slot, _ origin: consuming EnvironmentOrigin, depth: UInt32
+  ) -> Slot {
+    guard isKnownUniquelyReferenced(&slot) else { return slot.copy(origin: origin, depth: depth) }
     slot.origin = consume origin
+    slot.depth = depth
     return slot
   }
 
@@ -249,9 +260,9 @@ final class SlotTable: SlotStorage, @unchecked Sendable {
   }
 
   /// Stamps every slot; the table must be held by one map only.
-  func stamp(_ origin: EnvironmentOrigin) {
+  func stamp(_ origin: EnvironmentOrigin, depth: UInt32) {
     for position in slots.indices {
-      slots[position] = SlotMap.stamped(&slots[position], origin)
+      slots[position] = SlotMap.stamped(&slots[position], origin, depth: depth)
     }
   }
 

@@ -1,0 +1,166 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What a ``EnvironmentValues/Derived`` value has that does not depend on its type: its
+/// lifetime, where it was declared, the keys its builds have read, and the cells kept with no
+/// slot.
+///
+/// Where a built value is kept. A value of lifetime `onePerInputs` is kept in a cell on the
+/// *anchor*, the deepest slot among those its build read: every node that sees that slot sees
+/// every shallower one its build read too, unless it overrides one of them below, which makes
+/// a deeper slot its anchor. So nodes that see the same inputs look in the same place, a node
+/// that overrides one looks elsewhere, and the value lives as long as its anchor, which is as
+/// long as the node that set it (or values copied from it). A value built from defaults alone
+/// has no anchor and is kept in ``cells``, for the process, as is a value of lifetime
+/// `onePerProcess`.
+///
+/// Before a build, Milieu cannot know what it will read; it looks for the anchor among the keys
+/// that earlier builds read (``learnedKeys``). A cell also records the slot of every input, and
+/// a read uses it only if its own values have the same slots; so a guess that is wrong costs a
+/// build, never a stale value.
+@usableFromInline
+final class Derivation: Sendable {
+  let lifetime: EnvironmentValues.DerivedLifetime
+  /// Where the value is declared: the call site of its issues.
+  let declaration: CallSite
+  /// Cells of values built from defaults alone, and of values kept for the process.
+  let cells = DerivedCellTable()
+  /// The first list of learned keys; see ``learnedKeys``.
+  private let firstKeys = KeyList([])
+
+  init(lifetime: EnvironmentValues.DerivedLifetime, declaration: CallSite) {
+    self.lifetime = lifetime
+    self.declaration = declaration
+  }
+
+  /// The identity of the value, which keys its cells in a table.
+  var key: ObjectIdentifier { ObjectIdentifier(self) }
+
+  /// Every key that a build of this value has read so far.
+  var learnedKeys: [ObjectIdentifier] {
+    var list = firstKeys
+    while let next = list.next.load() { list = next }
+    return list.keys
+  }
+
+  /// Adds keys to ``learnedKeys``. Lists are never changed, only followed by longer ones, so
+  /// reading the keys takes no lock.
+  func learn(_ keys: [ObjectIdentifier]) {
+    var list = firstKeys
+    while true {
+      while let next = list.next.load() { list = next }
+      let missing = keys.filter { !list.keys.contains($0) }
+      guard !missing.isEmpty else { return }
+      let longer = KeyList(list.keys + missing)
+      if list.next.storeIfNil(longer) === longer { return }
+    }
+  }
+
+  /// The slot a build seen through `values` is kept with: the deepest slot of a learned key,
+  /// the first such key on a tie; `nil` when `values` set none of them.
+  func anchor(in values: EnvironmentValues) -> Unmanaged<Slot>? {
+    var anchor: Unmanaged<Slot>?
+    var anchorDepth: UInt32 = 0
+    for key in learnedKeys {
+      guard let slot = values.unretainedSlot(for: key) else { continue }
+      let depth = slot._withUnsafeGuaranteedRef { $0.depth }
+      if anchor == nil || depth > anchorDepth {
+        anchor = slot
+        anchorDepth = depth
+      }
+    }
+    return anchor
+  }
+
+  /// The table in which to look for, or keep, the value seen through `values`.
+  func table(in values: EnvironmentValues) -> DerivedCellTable {
+    guard lifetime == .onePerInputs, let anchor = anchor(in: values) else { return cells }
+    return anchor._withUnsafeGuaranteedRef { slot in
+      slot.derivedCells.load() ?? slot.derivedCells.storeIfNil(DerivedCellTable())
+    }
+  }
+
+  // MARK: Reads made while a value is built
+
+  /// The number of values of lifetime `newOnEveryRead` read so far, process-wide. An
+  /// ``Environment`` wrapper whose read changed it does not keep what it read.
+  static let freshReads = Atomic<UInt>(0)
+
+  @usableFromInline
+  static var freshReadCount: UInt { freshReads.load(ordering: .relaxed) }
+
+  /// The innermost build running on this thread, kept in thread-specific storage, unretained:
+  /// the build that set it holds it until it restores the one before.
+  private static let innermostKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+
+  /// The recorder of the innermost build on this thread, if a value is being built.
+  static var innermost: AccessRecorder? {
+    pthread_getspecific(innermostKey).map {
+      Unmanaged<AccessRecorder>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  /// Runs `body` as the innermost build on this thread.
+  static func building<Result>(with recorder: AccessRecorder, _ body: () -> Result) -> Result {
+    let previous = pthread_getspecific(innermostKey)
+    pthread_setspecific(innermostKey, Unmanaged.passUnretained(recorder).toOpaque())
+    defer { pthread_setspecific(innermostKey, previous) }
+    return body()
+  }
+}
+
+/// One build in progress, as its recorder knows it: what is built, and the build it is part of.
+final class DerivationFrame: Sendable {
+  let derivation: Derivation
+  let name: SlotName
+  /// The build that read this value, on the same thread.
+  let parent: AccessRecorder?
+  /// Whether the value, or one that reads it, is kept and shared by several nodes.
+  let isShared: Bool
+  /// The reporter of the values the build reads.
+  let reporter: IssueReporter
+
+  init(derivation: Derivation, name: SlotName, parent: AccessRecorder?, reporter: IssueReporter) {
+    self.derivation = derivation
+    self.name = name
+    self.parent = parent
+    self.isShared =
+      derivation.lifetime != .newOnEveryRead || parent?.building?.isShared == true
+    self.reporter = reporter
+  }
+
+  /// The builds in progress on this thread, innermost first.
+  var chain: [DerivationFrame] {
+    var frames = [self]
+    while let parent = frames[frames.count - 1].parent?.building { frames.append(parent) }
+    return frames
+  }
+}
+
+/// An append-only list of keys; see ``Derivation/learn(_:)``.
+final class KeyList: Sendable {
+  let keys: [ObjectIdentifier]
+  let next = AtomicLazyReference<KeyList>()
+
+  init(_ keys: [ObjectIdentifier]) {
+    self.keys = keys
+  }
+}
+
+/// An identifier of the calling thread, to tell which thread builds a value.
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
+}

@@ -1,0 +1,240 @@
+import Dispatch
+import Synchronization
+
+/// One built value of a ``EnvironmentValues/Derived``, with the inputs it was built from; or
+/// the build of one, in progress, that other readers wait for.
+///
+/// A cell is claimed by the thread that builds it, filled once, and then never changed, except
+/// that it can be discarded.
+class DerivedCell: @unchecked Sendable {
+  // @unchecked: `inputs`, `kept` and `dependencies` are written once, by the builder, before
+  // `state` says `ready` under its lock, and read only after seeing `ready` there; the rest is
+  // immutable, atomic, or guarded by `state`.
+
+  /// A value a build read: the key, and the slot it found (`nil` for the default).
+  struct Input: Sendable {
+    let key: ObjectIdentifier
+    let slot: ObjectIdentifier?
+    let name: SlotName
+
+    init(_ read: AccessRecorder.Read) {
+      key = read.identifier
+      slot = read.slot.map(ObjectIdentifier.init)
+      name = read.name
+    }
+  }
+
+  enum Phase {
+    case building
+    case ready
+    /// The build threw or closed a cycle: its waiters read the fallback.
+    case failed
+    /// No value: a marker left where a build was claimed, when what it read put the value in
+    /// another table. A reader that chose this table before the build learned its keys looks
+    /// again.
+    case moved
+  }
+
+  let derivation: Derivation
+  let name: SlotName
+  /// The thread that builds the value.
+  let builder: UInt
+
+  private let state = Lock<(phase: Phase, waiters: Int, wakeup: DispatchSemaphore?)>(
+    (.building, 0, nil))
+
+  @exclusivity(unchecked) private(set) var inputs: [Input] = []
+  /// The input slots, but the anchor, which holds this cell: holding them keeps their
+  /// identities from being reused while `inputs` compares them.
+  @exclusivity(unchecked) private var kept: [Slot] = []
+  /// The kept derived values the build read, directly or not: discarding one stales this one.
+  @exclusivity(unchecked) private(set) var dependencies: [DerivedCell] = []
+  /// Whether the value was built from a fallback: delivered to the readers that waited for it,
+  /// and not kept.
+  @exclusivity(unchecked) var isProvisional = false
+  /// The slot the value is kept with, if any.
+  @exclusivity(unchecked) private(set) var anchor: ObjectIdentifier?
+
+  private let discarded = Atomic<Bool>(false)
+  /// Whether a read that sees other inputs was reported; a value kept for the process reports
+  /// only the first.
+  let reportedMismatch = Atomic<Bool>(false)
+
+  init(derivation: Derivation, name: SlotName, phase: Phase = .building) {
+    self.derivation = derivation
+    self.name = name
+    self.builder = currentThreadID()
+    state.withLock { $0.phase = phase }
+  }
+
+  var phase: Phase { state.withLock { $0.phase } }
+
+  /// Whether the value was built from the inputs `values` sees and nothing it read was
+  /// discarded since.
+  func isCurrent(in values: EnvironmentValues) -> Bool {
+    guard !isDiscarded, !dependencies.contains(where: \.isDiscarded) else { return false }
+    return hasInputs(of: values)
+  }
+
+  /// Whether `values` sees the slots this value was built from.
+  func hasInputs(of values: EnvironmentValues) -> Bool {
+    inputs.allSatisfy { input in
+      values.unretainedSlot(for: input.key).map { ObjectIdentifier($0.takeUnretainedValue()) }
+        == input.slot
+    }
+  }
+
+  var isDiscarded: Bool { discarded.load(ordering: .acquiring) }
+
+  /// Marks the value discarded: no read uses it again.
+  func discard() { discarded.store(true, ordering: .releasing) }
+
+  /// Records what the build read, before ``finish(_:)`` makes it visible.
+  func record(_ reads: [AccessRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
+    var seen = Set<ObjectIdentifier>()
+    for read in reads where seen.insert(read.identifier).inserted {
+      inputs.append(Input(read))
+      if let slot = read.slot, slot !== anchor { kept.append(slot) }
+    }
+    dependencies = cells
+    self.anchor = anchor.map(ObjectIdentifier.init)
+  }
+
+  /// Ends the build and wakes every reader waiting for it.
+  func finish(_ phase: Phase) {
+    let (waiters, wakeup) = state.withLock { state in
+      state.phase = phase
+      return (state.waiters, state.wakeup)
+    }
+    for _ in 0..<waiters { wakeup?.signal() }
+  }
+
+  /// Waits until the build ends, unless waiting would close a cycle of threads that wait for
+  /// each other's builds; then returns that cycle, this cell first.
+  func waitUntilBuilt() -> [DerivedCell]? {
+    if let cycle = DerivationWaits.register(waitingFor: self) { return cycle }
+    defer { DerivationWaits.unregister() }
+    let wakeup = state.withLock { state -> DispatchSemaphore? in
+      guard case .building = state.phase else { return nil }
+      state.waiters += 1
+      if state.wakeup == nil { state.wakeup = DispatchSemaphore(value: 0) }
+      return state.wakeup
+    }
+    wakeup?.wait()
+    return nil
+  }
+}
+
+/// A cell holding a value of a known type.
+final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable {
+  // @unchecked: `value` is written once, like `inputs`; see `DerivedCell`.
+  @exclusivity(unchecked) var value: Value?
+}
+
+/// The cells kept in one place (a slot, or a derivation for values with no anchor), by
+/// derivation.
+final class DerivedCellTable: Sendable {
+  let cells = Lock<[ObjectIdentifier: DerivedCell]>([:])
+
+  enum Claim {
+    /// A value built from the inputs of the values asked about.
+    case ready(DerivedCell)
+    /// A build in progress on another thread, perhaps from the same inputs.
+    case building(DerivedCell)
+    /// A new cell, in the table, for the caller to build.
+    case claimed(DerivedCell)
+    /// The value was moved to another table since the caller chose this one.
+    case moved
+  }
+
+  /// The cell of `derivation` that `values` can use, or one being built; else a new cell that
+  /// the caller builds.
+  func claim(
+    _ derivation: Derivation, in values: EnvironmentValues, overMoved: Bool,
+    making make: () -> DerivedCell
+  ) -> Claim {
+    cells.withLock { cells in
+      if let cell = cells[derivation.key] {
+        switch cell.phase {
+        case .moved: if !overMoved { return .moved }
+        case .building: return .building(cell)
+        case .ready:
+          if derivation.lifetime == .onePerProcess
+            ? !cell.isDiscarded : cell.isCurrent(in: values)
+          {
+            return .ready(cell)
+          }
+        case .failed: break
+        }
+      }
+      let cell = make()
+      cells[derivation.key] = cell
+      return .claimed(cell)
+    }
+  }
+
+  /// Keeps a built cell here, unless a cell here is current for `values` already; returns the
+  /// cell kept.
+  func keep(_ cell: DerivedCell, in values: EnvironmentValues) -> DerivedCell {
+    cells.withLock { cells in
+      let key = cell.derivation.key
+      if let kept = cells[key], kept !== cell, kept.phase == .ready, kept.isCurrent(in: values) {
+        return kept
+      }
+      cells[key] = cell
+      return cell
+    }
+  }
+
+  /// Leaves a marker in place of a cell whose value is kept in another table, if the cell is
+  /// still here.
+  func forward(_ cell: DerivedCell) {
+    let marker = DerivedCell(derivation: cell.derivation, name: cell.name, phase: .moved)
+    cells.withLock { cells in
+      if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = marker }
+    }
+  }
+
+  /// Takes a cell out of the table, if it is still there.
+  func remove(_ cell: DerivedCell) {
+    cells.withLock { cells in
+      if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = nil }
+    }
+  }
+
+  /// The cells that hold a built value, for diagnostics.
+  var builtCells: [DerivedCell] {
+    cells.withLock { Array($0.values) }.filter { $0.phase == .ready && !$0.isDiscarded }
+  }
+}
+
+/// Which thread waits for which build, process-wide, to find threads that would wait for each
+/// other forever. Only a reader about to wait for another thread's build takes its lock; no
+/// build, and no read of a built value, does.
+enum DerivationWaits {
+  private static let waiting = Lock<[UInt: DerivedCell]>([:])
+
+  /// Records that this thread waits for `cell`, unless the thread that builds it waits, through
+  /// others, for this one; then returns the cells of that cycle.
+  static func register(waitingFor cell: DerivedCell) -> [DerivedCell]? {
+    let me = currentThreadID()
+    return waiting.withLock { waiting in
+      var cycle = [cell]
+      var builder = cell.builder
+      while builder != me {
+        guard let next = waiting[builder] else {
+          waiting[me] = cell
+          return nil
+        }
+        cycle.append(next)
+        builder = next.builder
+      }
+      return cycle
+    }
+  }
+
+  static func unregister() {
+    let me = currentThreadID()
+    waiting.withLock { $0[me] = nil }
+  }
+}
