@@ -69,6 +69,9 @@ class DerivedCell: @unchecked Sendable {
 
   var phase: Phase { state.withLock { $0.phase } }
 
+  /// The value, type-erased, for diagnostics; `nil` until it is built.
+  var anyValue: Any? { nil }
+
   /// Whether the value was built from the inputs `values` sees and nothing it read was
   /// discarded since.
   func isCurrent(in values: EnvironmentValues) -> Bool {
@@ -129,6 +132,8 @@ class DerivedCell: @unchecked Sendable {
 final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable {
   // @unchecked: `value` is written once, like `inputs`; see `DerivedCell`.
   @exclusivity(unchecked) var value: Value?
+
+  override var anyValue: Any? { value }
 }
 
 /// The cells kept in one place (a slot, or a derivation for values with no anchor), by

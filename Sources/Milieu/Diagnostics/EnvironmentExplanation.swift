@@ -15,14 +15,38 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
     case defaultValue
     /// An override, with where it was written and the node that holds it.
     case override(EnvironmentOrigin)
+    /// A ``EnvironmentValues/Derived`` value that no node overrides: built from other values,
+    /// which ``Key/derivation`` lists.
+    case derived(EnvironmentValues.DerivedLifetime)
 
-    /// `the default`, or `set on node "app" at App/Main.swift:12`.
+    /// `the default`, `set on node "app" at App/Main.swift:12`, or `derived (one per inputs)`.
     public var description: String {
       switch self {
       case .defaultValue: "the default"
       case .override(let origin): "set on \(origin)"
+      case .derived(let lifetime): "derived (\(lifetime))"
       }
     }
+  }
+
+  /// How a derived value is built: what it read, and where it is kept.
+  public struct Derivation: Sendable {
+    /// One value the build read, and where the explained node's value of it comes from.
+    public struct Input: Sendable {
+      /// The accessor or key name, such as `apiClient`.
+      public let name: String
+      /// The value, described.
+      public let value: String
+      /// Where it comes from.
+      public let source: Source
+    }
+
+    /// The values the build read, in the order it first read them, the inputs of derived
+    /// values it read included.
+    public let inputs: [Input]
+    /// Where the built value is kept, in words, such as
+    /// `kept with apiClient, set on node "feature" at App/Feature.swift:8`.
+    public let kept: String
   }
 
   /// One key that the explained key path reads, with every value it could have at the node.
@@ -30,8 +54,10 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
     /// The accessor or key name, such as `retries`.
     public let name: String
     /// The value the node reads, described, then what it shadows, nearest first; the last
-    /// element is always the default.
+    /// element is the default, or for a derived value, the value built.
     public let candidates: [(value: String, source: Source)]
+    /// For a derived value that no node on the path overrides, how it is built.
+    public let derivation: Derivation?
 
     /// Where the value the node reads comes from.
     public var source: Source { candidates.first?.source ?? .defaultValue }
@@ -62,10 +88,24 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
           origin.nodeName == nodeName ? "set here at \(origin.location)" : "set on \(origin)"
         sentence += "\(place)."
         let shadowed = key.candidates.dropFirst().map { candidate in
-          candidate.source == .defaultValue
-            ? "the default \(candidate.value)" : "\(candidate.value) \(candidate.source)"
+          switch candidate.source {
+          case .defaultValue: "the default \(candidate.value)"
+          case .derived: "the value derived from its inputs"
+          case .override: "\(candidate.value) \(candidate.source)"
+          }
         }
         sentence += " It shadows " + Self.list(shadowed) + "."
+      case .derived(let lifetime):
+        let inputs = key.derivation?.inputs ?? []
+        let names = inputs.isEmpty ? "nothing" : Self.list(inputs.map(\.name))
+        sentence += "derived (\(lifetime)) from \(names)"
+        sentence += key.derivation.map { "; \($0.kept)." } ?? "."
+        for input in inputs {
+          sentence +=
+            input.source == .defaultValue
+            ? "\n  \(input.name): the default."
+            : "\n  \(input.name) is \(input.value), \(input.source)."
+        }
       }
       return sentence
     }.joined(separator: "\n")
@@ -89,23 +129,83 @@ extension EnvironmentNode {
   /// - Returns: Which node set it and where, what it shadows, or that it is the default.
   public func explain<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> EnvironmentExplanation
   {
-    let reads = Self.reads(of: keyPath, in: EnvironmentValues())
+    let values = self.values
+    let recorder = AccessRecorder()
+    var probe = values
+    probe.recorder = recorder
+    _ = probe[keyPath: keyPath]
+    let recorded = recorder.recorded
     var seen = Set<ObjectIdentifier>()
-    let keys = reads.filter { seen.insert($0.identifier).inserted }.map { read in
-      var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
-      var cursor: EnvironmentNode? = self
-      while let node = cursor {
-        let slot = node.withLockedState { state, _ in state.overrides.slot(for: read.identifier) }
-        if let slot, let origin = slot.origin {
-          candidates.append((Self.describe(slot.anyValue), .override(origin)))
+    var keys: [EnvironmentExplanation.Key] = []
+    for (index, read) in recorded.reads.enumerated()
+    where !read.isInput && seen.insert(read.identifier).inserted {
+      var candidates = overrides(of: read.identifier)
+      var derivation: EnvironmentExplanation.Derivation?
+      if let derived = read.derivation {
+        let inputs = recorded.reads[(index + 1)...].prefix { $0.isInput }
+        let cell = recorded.directCells.first { $0.derivation === derived }
+        if candidates.isEmpty {
+          derivation = explain(derived, cell: cell, inputs: Array(inputs), in: values)
         }
-        cursor = node.parent
+        let built = cell?.anyValue.map(Self.describe) ?? "built anew on every read"
+        candidates.append((built, .derived(derived.lifetime)))
+      } else {
+        // With no override anywhere, the key path reads the key's default.
+        candidates.append((Self.describe(EnvironmentValues()[keyPath: keyPath]), .defaultValue))
       }
-      // With no override anywhere, the key path reads the key's default.
-      candidates.append((Self.describe(EnvironmentValues()[keyPath: keyPath]), .defaultValue))
-      return EnvironmentExplanation.Key(name: read.name.description, candidates: candidates)
+      keys.append(
+        EnvironmentExplanation.Key(
+          name: read.name.description, candidates: candidates, derivation: derivation))
     }
     return EnvironmentExplanation(nodeName: name, keys: keys)
+  }
+
+  /// The overrides of a key from this node up to its root, nearest first.
+  private func overrides(of key: ObjectIdentifier)
+    -> [(value: String, source: EnvironmentExplanation.Source)]
+  {
+    var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
+    var cursor: EnvironmentNode? = self
+    while let node = cursor {
+      let slot = node.withLockedState { state, _ in state.overrides.slot(for: key) }
+      if let slot, let origin = slot.origin {
+        candidates.append((Self.describe(slot.anyValue), .override(origin)))
+      }
+      cursor = node.parent
+    }
+    return candidates
+  }
+
+  /// What a derived value read and where it is kept.
+  private func explain(
+    _ derivation: Derivation, cell: DerivedCell?, inputs: [AccessRecorder.Read],
+    in values: EnvironmentValues
+  ) -> EnvironmentExplanation.Derivation {
+    var seen = Set<ObjectIdentifier>()
+    let described = inputs.filter { seen.insert($0.identifier).inserted }.map { read in
+      EnvironmentExplanation.Derivation.Input(
+        name: read.name.description,
+        value: read.slot.map { Self.describe($0.anyValue) } ?? "the default",
+        source: read.slot?.origin.map { .override($0) } ?? .defaultValue)
+    }
+    let anchor = inputs.first { read in
+      read.slot.map(ObjectIdentifier.init) == cell?.anchor && cell?.anchor != nil
+    }
+    let kept: String
+    switch derivation.lifetime {
+    case .newOnEveryRead: kept = "built anew on every read, never kept"
+    case .onePerProcess: kept = "kept for the process, built where it was first read"
+    case .onePerInputs:
+      if let anchor, let origin = anchor.slot?.origin {
+        kept =
+          "kept with \(anchor.name), set on \(origin), for every node that sees the same inputs"
+      } else if cell?.anchor == nil, cell != nil {
+        kept = "built from defaults alone, kept for the process"
+      } else {
+        kept = "kept for every node that sees the same inputs"
+      }
+    }
+    return EnvironmentExplanation.Derivation(inputs: described, kept: kept)
   }
 
   /// A short, single-line description of a value for diagnostics.

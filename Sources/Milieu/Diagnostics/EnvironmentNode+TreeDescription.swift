@@ -1,6 +1,10 @@
 extension EnvironmentNode {
   /// Draws this node and its subtree: each node's name, then its overrides with their origins.
   ///
+  /// An override is followed by the ``EnvironmentValues/Derived`` values kept with it (see
+  /// ``EnvironmentValues/DerivedLifetime/onePerInputs``), and an override of a derived value
+  /// itself says so.
+  ///
   /// ```swift
   /// print(app.treeDescription())
   /// // node "app"
@@ -60,8 +64,15 @@ extension EnvironmentNode {
       let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
       for slot in overrides.sorted(by: { ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0) }) {
         let origin = slot.origin.map { "  (\($0.location))" } ?? ""
+        let overridden = slot.anchor is any DerivedKey ? "  (overrides a derived value)" : ""
         lines.append(
-          overridePrefix + "\(slot.name) = \(EnvironmentNode.describe(slot.anyValue))\(origin)")
+          overridePrefix
+            + "\(slot.name) = \(EnvironmentNode.describe(slot.anyValue))\(origin)\(overridden)")
+        // The derived values built from this override and kept with it.
+        let kept = slot.derivedCells.load()?.builtCells.map(\.name.description).sorted() ?? []
+        if !kept.isEmpty {
+          lines.append(overridePrefix + "  ↳ keeps derived " + kept.joined(separator: ", "))
+        }
       }
       if hidden > 0 {
         lines.append(childPrefix + "└─ … \(hidden) more below, past the depth limit")

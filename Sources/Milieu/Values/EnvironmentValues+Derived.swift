@@ -123,7 +123,10 @@ extension EnvironmentValues {
   ) -> Value {
     get {
       let key = ObjectIdentifier(derived)
-      if let recorder { recorder.recordRead(of: key, name: .accessor(accessor), in: self) }
+      if let recorder {
+        recorder.recordRead(
+          of: key, name: .accessor(accessor), in: self, derivation: derived.derivation)
+      }
       if let overridden = value(for: key, as: Value.self) { return overridden }
       return derived.value(in: self, name: .accessor(accessor))
     }
@@ -132,3 +135,9 @@ extension EnvironmentValues {
     }
   }
 }
+
+/// What every ``EnvironmentValues/Derived`` is, whatever its value's type: tree dumps tell an
+/// override of a derived value by it.
+protocol DerivedKey {}
+
+extension EnvironmentValues.Derived: DerivedKey {}

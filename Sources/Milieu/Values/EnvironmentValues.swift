@@ -161,6 +161,8 @@ final class AccessRecorder: Sendable {
     /// Whether a derived value that the recorded code read made this read, rather than the
     /// recorded code itself.
     var isInput: Bool
+    /// For a read of a derived value, how it is built.
+    var derivation: Derivation? = nil
   }
 
   /// What the recorder records for: a derived value being built, or, for `nil`, code reading a
@@ -192,8 +194,13 @@ final class AccessRecorder: Sendable {
   var recorded: Recorded { state.withLock { $0 } }
 
   @usableFromInline
-  func recordRead(of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues) {
-    let read = Read(identifier: key, name: name, slot: values.slot(for: key), isInput: false)
+  func recordRead(
+    of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues,
+    derivation: Derivation? = nil
+  ) {
+    let read = Read(
+      identifier: key, name: name, slot: values.slot(for: key), isInput: false,
+      derivation: derivation)
     state.withLock { $0.reads.append(read) }
   }
 

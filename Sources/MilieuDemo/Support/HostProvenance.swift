@@ -10,6 +10,8 @@ extension EnvironmentNode {
       "the alert host installed on node \"\(origin.nodeName ?? "unnamed")\" (\(origin.location))"
     case .defaultValue:
       "no alert host"
+    case .derived:
+      "an alert host derived from other values"
     }
   }
 }
