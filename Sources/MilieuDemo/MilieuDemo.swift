@@ -91,9 +91,6 @@ enum MilieuDemo {
   /// Writes `message` to standard error, neutralised: it may quote an argument, and arguments
   /// can hold escape sequences.
   private static func writeError(_ message: String) {
-    let line = TextSanitizer.sanitize(message, mode: .multiline) + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
-      write(2, buffer.baseAddress, buffer.count - 1)
-    }
+    TerminalConsole(output: 2).writeLine(message)
   }
 }

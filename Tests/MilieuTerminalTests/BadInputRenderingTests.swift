@@ -1,8 +1,9 @@
 import Milieu
 import MilieuAlerts
-import MilieuTerminal
 import Synchronization
 import Testing
+
+@testable import MilieuTerminal
 
 /// The terminal half of the bad-input catalogue (`MilieuAlertsTests/BadInputCatalogueTests`):
 /// the same inputs, made into an `AlertData` and drawn by the terminal renderer. `AlertData`

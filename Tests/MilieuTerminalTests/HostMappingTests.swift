@@ -1,6 +1,7 @@
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 @Suite("Drawing a host's alerts and toasts")
 struct HostMappingTests {

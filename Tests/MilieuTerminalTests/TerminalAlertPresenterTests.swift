@@ -1,7 +1,8 @@
 import Milieu
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 extension SerializedTerminalTests {
   @Suite("TerminalToastPresenter")

@@ -9,7 +9,7 @@ import MilieuAlerts
 /// ```
 ///
 /// ``present(_:in:)`` writes the toast as one line — its symbol and message, cut to the
-/// terminal's width, the symbol coloured unless `NO_COLOR` is set (see ``ToastRenderer``) — and
+/// terminal's width, the symbol coloured unless `NO_COLOR` is set — and
 /// returns. The host times the toast on its own clock and presents the next one when it
 /// expires. A toast that arrives while an alert is on screen is written above the alert's box,
 /// which stays whole.

@@ -21,7 +21,7 @@
 ///   if case .choose(let index) = focus.handle(key) { return index }
 /// }
 /// ```
-public struct AlertFocus: Hashable, Sendable {
+struct AlertFocus: Hashable, Sendable {
   /// The index in ``TerminalAlert/buttons`` of the focused button, or `nil` if none is focused.
   ///
   /// Pass it to ``AlertRenderer/render(_:width:color:focusedButton:)`` to draw the focus.
@@ -29,7 +29,7 @@ public struct AlertFocus: Hashable, Sendable {
   /// ```swift
   /// let lines = renderer.render(alert, width: 80, color: true, focusedButton: focus.focusedButton)
   /// ```
-  public private(set) var focusedButton: Int?
+  private(set) var focusedButton: Int?
 
   private let displayOrder: [Int]
   private let cancelButtonIndex: Int?
@@ -41,7 +41,7 @@ public struct AlertFocus: Hashable, Sendable {
   /// ```
   ///
   /// - Parameter alert: The alert on screen.
-  public init(alert: TerminalAlert) {
+  init(alert: TerminalAlert) {
     self.init(alert: alert, focusedButton: alert.initialFocus)
   }
 
@@ -55,7 +55,7 @@ public struct AlertFocus: Hashable, Sendable {
   ///   - alert: The alert on screen.
   ///   - focusedButton: The index in ``TerminalAlert/buttons`` to focus first. `nil` or an index
   ///     out of range focuses nothing until the first move.
-  public init(alert: TerminalAlert, focusedButton: Int?) {
+  init(alert: TerminalAlert, focusedButton: Int?) {
     displayOrder = alert.displayOrder
     cancelButtonIndex = alert.cancelButtonIndex
     self.focusedButton = focusedButton.flatMap { alert.buttons.indices.contains($0) ? $0 : nil }
@@ -71,7 +71,7 @@ public struct AlertFocus: Hashable, Sendable {
   ///
   /// - Parameter key: The key pressed.
   /// - Returns: The action to take.
-  public mutating func handle(_ key: Key) -> KeyAction {
+  mutating func handle(_ key: Key) -> KeyAction {
     switch key {
     case .right, .tab, .down:
       return move(by: 1)

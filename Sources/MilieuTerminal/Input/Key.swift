@@ -11,7 +11,7 @@
 /// default: break
 /// }
 /// ```
-public enum Key: Hashable, Sendable {
+enum Key: Hashable, Sendable {
   /// ← (`ESC [ D` or `ESC O D`, with or without modifier parameters).
   case left
   /// → (`ESC [ C` or `ESC O C`).

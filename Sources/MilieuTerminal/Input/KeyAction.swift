@@ -11,7 +11,7 @@
 /// case .none: break
 /// }
 /// ```
-public enum KeyAction: Hashable, Sendable {
+enum KeyAction: Hashable, Sendable {
   /// The key does nothing here.
   case none
   /// Focus moved to the button at this index; redraw.

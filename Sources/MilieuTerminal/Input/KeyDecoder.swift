@@ -38,7 +38,7 @@
 /// decoder.decode([0x1B])        // []
 /// decoder.flush()               // [.escape]
 /// ```
-public struct KeyDecoder: Sendable, Hashable {
+struct KeyDecoder: Sendable, Hashable {
   /// How many parameter and intermediate bytes an escape sequence may hold before it is
   /// reported as ``Key/unknown`` and the rest of it discarded.
   ///
@@ -47,7 +47,7 @@ public struct KeyDecoder: Sendable, Hashable {
   /// ```swift
   /// let cap = KeyDecoder.maximumSequenceLength  // 16
   /// ```
-  public static let maximumSequenceLength = 16
+  static let maximumSequenceLength = 16
 
   private enum State: Sendable, Hashable {
     case ground
@@ -65,7 +65,7 @@ public struct KeyDecoder: Sendable, Hashable {
   /// ```swift
   /// var decoder = KeyDecoder()
   /// ```
-  public init() {}
+  init() {}
 
   /// Whether part of a key is waiting for more bytes — the moment to start the stall timer that
   /// ends in ``flush()``.
@@ -73,7 +73,7 @@ public struct KeyDecoder: Sendable, Hashable {
   /// ```swift
   /// let timeout = decoder.hasPendingInput ? 50 : 250  // milliseconds
   /// ```
-  public var hasPendingInput: Bool {
+  var hasPendingInput: Bool {
     state != .ground
   }
 
@@ -86,7 +86,7 @@ public struct KeyDecoder: Sendable, Hashable {
   /// - Parameter bytes: Bytes in the order they were read; any values at all.
   /// - Returns: The keys completed by these bytes, in order.
   /// - Complexity: O(*n*) in the number of bytes.
-  public mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
+  mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
     var keys: [Key] = []
     for byte in bytes { feed(byte, into: &keys) }
     return keys
@@ -102,7 +102,7 @@ public struct KeyDecoder: Sendable, Hashable {
   /// ```
   ///
   /// - Returns: At most one key.
-  public mutating func flush() -> [Key] {
+  mutating func flush() -> [Key] {
     defer {
       state = .ground
       skipsLineFeed = false

@@ -25,7 +25,7 @@ public struct TerminalButton: Sendable, Hashable {
 
   /// The title as the caller gave it.
   ///
-  /// It is neutralised for display by ``TextSanitizer``, and matched case-insensitively when the
+  /// It is neutralised for display (control characters and escape sequences made visible), and matched case-insensitively when the
   /// user types it in plain mode.
   ///
   /// ```swift

@@ -1,6 +1,6 @@
 /// A short, one-line notice drawn in the terminal: a message and a style.
 ///
-/// Toasts never take input. ``ToastRenderer`` draws one as a single line that starts with the
+/// Toasts never take input. One is drawn as a single line that starts with the
 /// style's symbol and is cut to the terminal's width.
 ///
 /// ```swift

@@ -9,7 +9,7 @@ import MilieuAlerts
 /// answer, on a line of its own after the prompt, which is then repeated. With no alert up, a
 /// line is simply written.
 ///
-/// Every line is neutralised by ``TextSanitizer`` first, so text from anywhere can be logged
+/// Every line is neutralised first (control characters and escape sequences made visible), so text from anywhere can be logged
 /// safely. Write errors are ignored: logging never fails the program.
 ///
 /// ```swift
@@ -66,7 +66,7 @@ public struct TerminalConsole: Sendable {
   /// Milieu's default reporter writes issues to standard error as they are, so a diagnostic that
   /// quotes hostile text reaches the terminal whole, and one written while an alert's box is up
   /// lands inside the box. Install this one instead, on the root node, where an app draws alerts
-  /// in a terminal: every line is neutralised by ``TextSanitizer``, and goes above the box when
+  /// in a terminal: every line is neutralised, and goes above the box when
   /// the console's descriptor and the box are on the same terminal.
   ///
   /// ```swift

@@ -4,14 +4,14 @@
 ///
 /// - **Interactive**, when standard input and output are both terminals (and `TERM` is not
 ///   `dumb`): the alert is drawn as
-///   a box (see ``AlertRenderer``) with the terminal in raw mode (see ``TerminalMode``). ←/→,
+///   a box (see ``AlertRenderer``) with the terminal in raw mode. ←/→,
 ///   Tab/Shift-Tab and ↑/↓ move the focus, Enter chooses the focused button, a digit chooses
 ///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. The
 ///   box is redrawn at the new width when the window is resized, and is never taller than the
 ///   window: a long message is cut, a line "…" standing for the rest. The terminal is restored on
 ///   every path, signals included.
 /// - **Plain**, otherwise: the alert is printed as numbered text, then lines are read until one
-///   is a button's number or title (see ``LineAnswer``); a wrong answer prints what would be
+///   is a button's number or title; a wrong answer prints what would be
 ///   right and prompts again. The answer is written after the prompt, so that the output reads
 ///   as a transcript, unless the input is a terminal that echoed it already. End of input chooses the cancel button, or dismisses.
 ///

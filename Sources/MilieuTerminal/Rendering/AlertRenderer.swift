@@ -2,7 +2,7 @@
 /// pipes.
 ///
 /// Rendering is a pure function of its inputs — alert, width, colour, focus — so its output can
-/// be compared with golden files. All text from the alert goes through ``TextSanitizer`` first;
+/// be compared with golden files. All text from the alert is neutralised first (control characters and escape sequences made visible);
 /// the only escape sequences in the output are the renderer's own styles, and only when `color`
 /// is `true`.
 ///

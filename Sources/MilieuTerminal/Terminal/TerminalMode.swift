@@ -32,7 +32,7 @@
 ///   // read(2) from standard input and decode keys…
 /// }
 /// ```
-public enum TerminalMode {
+enum TerminalMode {
   /// Whether `fileDescriptor` refers to a terminal.
   ///
   /// ```swift
@@ -41,7 +41,7 @@ public enum TerminalMode {
   ///
   /// - Parameter fileDescriptor: An open file descriptor.
   /// - Returns: `true` for a terminal, `false` for a pipe, file, socket or closed descriptor.
-  public static func isTerminal(_ fileDescriptor: Int32) -> Bool {
+  static func isTerminal(_ fileDescriptor: Int32) -> Bool {
     isatty(fileDescriptor) == 1
   }
 
@@ -61,7 +61,7 @@ public enum TerminalMode {
   /// - Returns: What `body` returns.
   /// - Throws: ``TerminalError`` if `input` is not a terminal or cannot be configured, in which
   ///   case `body` does not run; otherwise whatever `body` throws, after restoring.
-  public static func withRawMode<Result, Failure: Error>(
+  static func withRawMode<Result, Failure: Error>(
     input: Int32 = 0,
     output: Int32? = 1,
     _ body: () throws(Failure) -> Result
@@ -90,7 +90,7 @@ public enum TerminalMode {
   /// - Returns: What `body` returns.
   /// - Throws: ``TerminalError`` if `input` cannot be put in raw mode, in which case `body` does
   ///   not run; otherwise whatever `body` throws, after restoring.
-  public static func withRawMode<Result, Failure: Error>(
+  static func withRawMode<Result, Failure: Error>(
     input: Int32 = 0,
     output: Int32? = 1,
     isolation: isolated (any Actor)? = #isolation,
@@ -116,7 +116,7 @@ public enum TerminalMode {
   ///
   /// - Parameter attributes: The terminal's attributes as `tcgetattr` returned them.
   /// - Returns: The attributes to apply with `tcsetattr`.
-  public static func rawAttributes(from attributes: termios) -> termios {
+  static func rawAttributes(from attributes: termios) -> termios {
     var raw = attributes
     raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
     raw.c_cflag |= tcflag_t(CS8)

@@ -20,7 +20,7 @@ import Synchronization
 ///   if TerminalResizeMonitor.consumeResize() { redraw(width: TerminalSize.currentColumns()) }
 /// }
 /// ```
-public enum TerminalResizeMonitor {
+enum TerminalResizeMonitor {
   private static let resizePending = Atomic<Bool>(false)
   private static let count = Lock<Int>(0)
   // On the heap, not in a global: see `RawModeState` for the toolchain bug this avoids.
@@ -33,7 +33,7 @@ public enum TerminalResizeMonitor {
   /// ```swift
   /// TerminalResizeMonitor.start()
   /// ```
-  public static func start() {
+  static func start() {
     _ = resizePending.load(ordering: .relaxed)  // initialise before the handler can run
     count.withLock { count in
       count += 1
@@ -48,7 +48,7 @@ public enum TerminalResizeMonitor {
   /// ```swift
   /// TerminalResizeMonitor.stop()
   /// ```
-  public static func stop() {
+  static func stop() {
     count.withLock { count in
       guard count > 0 else { return }
       count -= 1
@@ -65,7 +65,7 @@ public enum TerminalResizeMonitor {
   /// ```
   ///
   /// - Returns: `true` once after one or more resizes.
-  public static func consumeResize() -> Bool {
+  static func consumeResize() -> Bool {
     resizePending.exchange(false, ordering: .acquiringAndReleasing)
   }
 
@@ -74,7 +74,7 @@ public enum TerminalResizeMonitor {
   /// ```swift
   /// TerminalResizeMonitor.noteResize()  // force a redraw
   /// ```
-  public static func noteResize() {
+  static func noteResize() {
     resizePending.store(true, ordering: .releasing)
   }
 }

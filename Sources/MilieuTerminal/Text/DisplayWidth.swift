@@ -27,7 +27,7 @@
 /// DisplayWidth.columns(of: "👍🏽")     // 2
 /// DisplayWidth.columns(of: "a\u{1F3FD}") // 3
 /// ```
-public enum DisplayWidth {
+enum DisplayWidth {
   /// The number of columns one grapheme cluster occupies: 0, 1 or 2, plus 2 for each emoji
   /// modifier that follows no emoji modifier base.
   ///
@@ -38,7 +38,7 @@ public enum DisplayWidth {
   ///
   /// - Parameter character: The grapheme cluster to measure.
   /// - Returns: 0, 1 or 2, or more when the cluster holds emoji modifiers drawn on their own.
-  public static func columns(of character: Character) -> Int {
+  static func columns(of character: Character) -> Int {
     var widest = 0
     var swatches = 0
     var previousIsEmoji = false
@@ -76,7 +76,7 @@ public enum DisplayWidth {
   /// - Parameter text: The text to measure.
   /// - Returns: The total width in columns.
   /// - Complexity: O(*n*) in the length of `text`.
-  public static func columns(of text: some StringProtocol) -> Int {
+  static func columns(of text: some StringProtocol) -> Int {
     var total = 0
     for character in text { total += columns(of: character) }
     return total

@@ -26,13 +26,13 @@ import MilieuAlerts
 /// TextSanitizer.sanitize("\u{1B}[2JHi", mode: .singleLine)  // "^[[2JHi"
 /// TextSanitizer.sanitize("one\r\ntwo", mode: .multiline)    // "one\ntwo"
 /// ```
-public enum TextSanitizer {
+enum TextSanitizer {
   /// Whether line breaks survive sanitising.
   ///
   /// ```swift
   /// let mode: TextSanitizer.Mode = .multiline
   /// ```
-  public enum Mode: Sendable, Hashable {
+  enum Mode: Sendable, Hashable {
     /// Every line break becomes a space: titles, buttons, toasts.
     case singleLine
     /// Every line break becomes `\n`: messages, which are then wrapped paragraph by paragraph.
@@ -54,7 +54,7 @@ public enum TextSanitizer {
   ///   - mode: Whether line breaks are kept as `\n`.
   /// - Returns: Text that is safe to write to a terminal.
   /// - Complexity: O(*n*) in the number of Unicode scalars.
-  public static func sanitize(_ text: String, mode: Mode) -> String {
+  static func sanitize(_ text: String, mode: Mode) -> String {
     DiagnosticText.neutralised(text, lineBreak: mode == .multiline ? "\n" : " ")
   }
 
@@ -66,7 +66,7 @@ public enum TextSanitizer {
   ///
   /// - Parameter scalar: The scalar to test.
   /// - Returns: `true` if ``sanitize(_:mode:)`` never lets `scalar` through unchanged.
-  public static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
+  static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
     DiagnosticText.needsNeutralising(scalar)
   }
 }

@@ -14,7 +14,7 @@
 /// // ["The notes", "will be", "removed."]
 /// TextWrapper.truncate("Delete everything", width: 10)  // "Delete ev…"
 /// ```
-public enum TextWrapper {
+enum TextWrapper {
   /// Wraps `text` into lines no wider than `width` columns.
   ///
   /// A single grapheme cluster wider than `width` (a wide character when `width` is 1, or a
@@ -31,7 +31,7 @@ public enum TextWrapper {
   ///   - width: The largest number of columns per line.
   /// - Returns: The lines, without line terminators.
   /// - Complexity: O(*n*) in the length of `text`.
-  public static func wrap(_ text: String, width: Int) -> [String] {
+  static func wrap(_ text: String, width: Int) -> [String] {
     let width = max(1, width)
     var lines: [String] = []
     for paragraph in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
@@ -51,7 +51,7 @@ public enum TextWrapper {
   ///   - width: The largest number of columns; 0 or less gives an empty string.
   /// - Returns: `text` itself if it fits, otherwise its longest prefix of whole grapheme clusters
   ///   that fits in `width - 1` columns, without trailing spaces, followed by `…`.
-  public static func truncate(_ text: String, width: Int) -> String {
+  static func truncate(_ text: String, width: Int) -> String {
     guard width > 0 else { return "" }
     if DisplayWidth.columns(of: text) <= width { return text }
     var result = ""
@@ -77,7 +77,7 @@ public enum TextWrapper {
   ///   - text: The text to pad.
   ///   - width: The width to reach.
   /// - Returns: `text` followed by enough spaces to be `width` columns wide.
-  public static func pad(_ text: String, toWidth width: Int) -> String {
+  static func pad(_ text: String, toWidth width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - DisplayWidth.columns(of: text)))
   }
 
