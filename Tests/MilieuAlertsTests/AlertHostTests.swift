@@ -28,7 +28,7 @@ import Testing
 
     try await host.tapAndWait(first.buttons[0], of: first)
     #expect(runs.count == 1)
-    #expect(outcome.all == [.chosen(AlertChoice(first.buttons[0], at: 0))])
+    #expect(outcome.all == [.answered(AlertTap(first.buttons[0], at: 0))])
     #expect(host.current?.title == "2")
     #expect(presenter.entries == ["present 1", "present 2"])
 
@@ -46,7 +46,7 @@ import Testing
     let alert = AlertData(title: "A", buttons: [.default("Yes"), .cancel()])
     let stranger = AlertButton("Yes")
     host.show(alert)
-    #expect(throws: PresentationError.invalidChoice("button \"Yes\"", item: alert.id, title: "A")) {
+    #expect(throws: PresentationError.invalidAnswer("button \"Yes\"", item: alert.id, title: "A")) {
       try host.tap(stranger, of: alert)
     }
     #expect(host.current?.id == alert.id)
@@ -359,7 +359,7 @@ private func storyOf(
     switch event {
     case .enqueued(let alert): story.append("enqueued \(alert.title)")
     case .presented(let alert): story.append("presented \(alert.title)")
-    case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
+    case .answered(let alert, let choice): story.append("\(alert.title) \(choice)")
     case .dismissed(let alert): story.append("dismissed \(alert.title)")
     case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
     }

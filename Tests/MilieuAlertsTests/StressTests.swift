@@ -162,12 +162,12 @@ import Testing
       let position = Int.random(in: -1..<alert.buttons.count, using: &random)
       let button = position < 0 ? nil : alert.buttons[position]
       do {
-        if let button {
-          guard let choice = alert.choice(of: button) else {
+        if button != nil {
+          guard let tap = alert.tapOfButton(at: position) else {
             tally.violations.append("\(alert.title) has no button \(position)")
             break
           }
-          expected = .chosen(choice)
+          expected = .answered(tap)
         } else {
           expected = .dismissed
         }

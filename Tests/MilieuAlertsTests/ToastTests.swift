@@ -26,7 +26,7 @@ import Testing
     clock.advance(by: .seconds(1))
     #expect(host.current?.message == "Saved")
     clock.advance(by: .seconds(1))
-    #expect(await first.value == .chosen(.expired))
+    #expect(await first.value == .answered(.expired))
     #expect(host.current?.message == "Synced")
     await eventually("the second toast sleeps on the clock") { clock.sleeperCount == 1 }
     clock.advance(by: .seconds(1))
@@ -131,7 +131,7 @@ private struct Banner: Presentable {
   var lifetime: Duration?
   var title: String { "Banner" }
   var deduplicationKey: String? { nil }
-  var expiryChoice: Toast.Ending? { .expired }
+  var expiryAnswer: Toast.Ending? { .expired }
   func isValid(_ choice: Toast.Ending) -> Bool { true }
   func action(for choice: Toast.Ending?) -> (@Sendable () async -> Void)? { nil }
 }

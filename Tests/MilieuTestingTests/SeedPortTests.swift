@@ -61,7 +61,7 @@ import Testing
     let shown = Mutex<[String]>([])
     let mock = ShowAlertAction { alert, resolve in
       shown.withLock { $0.append(alert.plainText) }
-      resolve(.chosen(AlertChoice(alert.buttons[0], at: 0)))
+      resolve(.answered(AlertTap(alert.buttons[0], at: 0)))
     }
     let signedOut = await withTestEnvironment(.set(\.showAlert, mock)) {
       await Session().confirmSignOut()

@@ -18,7 +18,7 @@
 /// ```swift
 /// var focus = AlertFocus(alert: alert)
 /// for key in decoder.decode(bytes) {
-///   if case .choose(let index) = focus.handle(key) { return index }
+///   if case .tap(let index) = focus.handle(key) { return index }
 /// }
 /// ```
 struct AlertFocus: Hashable, Sendable {
@@ -66,7 +66,7 @@ struct AlertFocus: Hashable, Sendable {
   /// ```swift
   /// var focus = AlertFocus(alert: alert)
   /// focus.handle(.tab)    // .moveFocus(to: …)
-  /// focus.handle(.enter)  // .choose(…)
+  /// focus.handle(.enter)  // .tap(…)
   /// ```
   ///
   /// - Parameter key: The key pressed.
@@ -79,12 +79,12 @@ struct AlertFocus: Hashable, Sendable {
       return move(by: -1)
     case .enter:
       if displayOrder.isEmpty { return .dismiss }
-      return focusedButton.map { .choose($0) } ?? .none
+      return focusedButton.map { .tap($0) } ?? .none
     case .digit(let number):
       guard displayOrder.indices.contains(number - 1) else { return .none }
-      return choose(displayOrder[number - 1])
+      return tap(displayOrder[number - 1])
     case .escape, .endOfInput:
-      return cancelButtonIndex.map { choose($0) } ?? .dismiss
+      return cancelButtonIndex.map { tap($0) } ?? .dismiss
     case .interrupt:
       return .interrupt
     case .other, .unknown:
@@ -92,9 +92,9 @@ struct AlertFocus: Hashable, Sendable {
     }
   }
 
-  private mutating func choose(_ index: Int) -> KeyAction {
+  private mutating func tap(_ index: Int) -> KeyAction {
     focusedButton = index
-    return .choose(index)
+    return .tap(index)
   }
 
   private mutating func move(by step: Int) -> KeyAction {

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// switch focus.handle(key) {
-/// case .choose(let index): return .button(index)
+/// case .tap(let index): return .button(index)
 /// case .moveFocus: redraw()
 /// case .dismiss: return .dismissed
 /// case .interrupt: return .interrupted
@@ -18,7 +18,7 @@ enum KeyAction: Hashable, Sendable {
   case moveFocus(to: Int)
   /// The user chose the button at this index — by Enter, by its digit, or, for the cancel
   /// button, by Esc or end of input.
-  case choose(Int)
+  case tap(Int)
   /// The user backed out of an alert that has no cancel button.
   case dismiss
   /// The user pressed Ctrl-C.

@@ -5,13 +5,13 @@ extension TerminalAlert {
   /// message and buttons, in the same order.
   ///
   /// Button indices match: the button at index `i` of ``buttons`` is `alert.buttons[i]`, so a
-  /// ``TerminalChoice/button(_:)`` answers the alert directly. Roles map one to one; a role this
+  /// ``TerminalAnswer/button(_:)`` answers the alert directly. Roles map one to one; a role this
   /// module does not know — one added after it was written — is drawn as
   /// ``TerminalButton/Role/default``.
   ///
   /// ```swift
   /// let alert = AlertData(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
-  /// if case .button(let index) = try await TerminalPresenter().present(TerminalAlert(alert)) {
+  /// if case .button(let index) = try await Terminal().present(TerminalAlert(alert)) {
   ///   try host.tap(alert.buttons[index], of: alert)
   /// }
   /// ```

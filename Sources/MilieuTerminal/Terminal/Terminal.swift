@@ -21,7 +21,7 @@
 /// Present one alert at a time.
 ///
 /// ```swift
-/// let presenter = TerminalPresenter()
+/// let presenter = Terminal()
 /// let alert = TerminalAlert(
 ///   title: "Delete 3 notes?",
 ///   buttons: [TerminalButton("Delete", role: .destructive), TerminalButton("Cancel", role: .cancel)]
@@ -29,18 +29,18 @@
 /// if case .button(0) = try presenter.present(alert) { deleteNotes() }
 /// try presenter.show(TerminalToast("Deleted 3 notes", style: .success))
 /// ```
-public struct TerminalPresenter: Sendable {
+public struct Terminal: Sendable {
   /// What Ctrl-C does while an alert is on screen.
   ///
   /// ```swift
-  /// let presenter = TerminalPresenter(interruptBehavior: .returnInterrupted)
+  /// let presenter = Terminal(interruptBehavior: .returnInterrupted)
   /// ```
   public enum InterruptBehavior: Hashable, Sendable {
     /// Restore the terminal, then raise SIGINT, as Ctrl-C would outside raw mode: the program
-    /// ends unless it handles or ignores SIGINT, in which case ``TerminalChoice/interrupted`` is
+    /// ends unless it handles or ignores SIGINT, in which case ``TerminalAnswer/interrupted`` is
     /// returned.
     case raiseSignal
-    /// Restore the terminal and return ``TerminalChoice/interrupted``.
+    /// Restore the terminal and return ``TerminalAnswer/interrupted``.
     case returnInterrupted
   }
 
@@ -49,7 +49,7 @@ public struct TerminalPresenter: Sendable {
   /// Interactive presentation needs it to be a terminal; otherwise lines are read from it.
   ///
   /// ```swift
-  /// var presenter = TerminalPresenter()
+  /// var presenter = Terminal()
   /// presenter.input = 0  // standard input
   /// ```
   public var input: Int32
@@ -99,7 +99,7 @@ public struct TerminalPresenter: Sendable {
   /// Creates a presenter.
   ///
   /// ```swift
-  /// let presenter = TerminalPresenter(colorPolicy: .never)
+  /// let presenter = Terminal(colorPolicy: .never)
   /// ```
   ///
   /// - Parameters:
@@ -151,14 +151,14 @@ public struct TerminalPresenter: Sendable {
   /// - Parameter alert: The alert to show.
   /// - Returns: The button chosen, or how the alert ended without one.
   /// - Throws: ``TerminalError`` if reading or writing fails; the terminal is restored first.
-  public func present(_ alert: TerminalAlert) throws(TerminalError) -> TerminalChoice {
+  public func present(_ alert: TerminalAlert) throws(TerminalError) -> TerminalAnswer {
     try present(alert, cancellation: nil)
   }
 
   /// Shows `alert` and waits for the user's choice, or for `cancellation` to become readable.
   func present(
     _ alert: TerminalAlert, cancellation: Int32?
-  ) throws(TerminalError) -> TerminalChoice {
+  ) throws(TerminalError) -> TerminalAnswer {
     isInteractive
       ? try presentInteractively(alert, cancellation: cancellation)
       : try presentPlainly(alert, cancellation: cancellation)
@@ -182,13 +182,13 @@ public struct TerminalPresenter: Sendable {
   }
 }
 
-extension TerminalPresenter: CustomStringConvertible {
+extension Terminal: CustomStringConvertible {
   /// The descriptors and colour policy, as environment dumps show the presenter.
   ///
   /// ```swift
-  /// print(TerminalPresenter())  // TerminalPresenter(input: 0, output: 1, color: automatic)
+  /// print(Terminal())  // Terminal(input: 0, output: 1, color: automatic)
   /// ```
   public var description: String {
-    "TerminalPresenter(input: \(input), output: \(output), color: \(colorPolicy))"
+    "Terminal(input: \(input), output: \(output), color: \(colorPolicy))"
   }
 }

@@ -20,17 +20,17 @@ public struct TerminalToastPresenter: Presenter {
   /// var presenter = TerminalToastPresenter()
   /// presenter.terminal.output = 2  // standard error
   /// ```
-  public var terminal: TerminalPresenter
+  public var terminal: Terminal
 
   /// Creates a presenter.
   ///
   /// ```swift
-  /// let presenter = TerminalToastPresenter(terminal: TerminalPresenter(colorPolicy: .never))
+  /// let presenter = TerminalToastPresenter(terminal: Terminal(colorPolicy: .never))
   /// ```
   ///
   /// - Parameter terminal: Where toasts are written and whether in colour; standard output,
   ///   colour unless `NO_COLOR` is set, unless given.
-  public init(terminal: TerminalPresenter = TerminalPresenter()) {
+  public init(terminal: Terminal = Terminal()) {
     self.terminal = terminal
   }
 
@@ -51,7 +51,7 @@ public struct TerminalToastPresenter: Presenter {
     do {
       try terminal.show(TerminalToast(toast))
     } catch {
-      EnvironmentNode.current[\.issueReporter].report(
+      host.issueReporter(for: toast).report(
         EnvironmentIssue(
           "The terminal could not show the toast \(DiagnosticText.quoted(toast.message)): "
             + "\(error).",

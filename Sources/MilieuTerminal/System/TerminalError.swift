@@ -10,7 +10,7 @@
 ///
 /// ```swift
 /// do {
-///   let choice = try TerminalPresenter().present(alert)
+///   let choice = try Terminal().present(alert)
 /// } catch {
 ///   print("Could not ask: \(error)")  // "read failed: input/output error (errno 5)"
 /// }

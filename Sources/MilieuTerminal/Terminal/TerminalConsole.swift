@@ -89,7 +89,7 @@ public struct TerminalConsole: Sendable {
   ///   - outcome: How the item was resolved.
   ///   - item: The alert or toast.
   public func report<Item: Presentable>(
-    _ outcome: PresentationOutcome<Item.Choice>, of item: Item
+    _ outcome: PresentationOutcome<Item.Answer>, of item: Item
   ) {
     writeLine(Self.outcomeLine(outcome, of: item))
   }
@@ -108,7 +108,7 @@ public struct TerminalConsole: Sendable {
   ///   - item: The alert or toast.
   /// - Returns: The line, without a line break.
   public static func outcomeLine<Item: Presentable>(
-    _ outcome: PresentationOutcome<Item.Choice>, of item: Item
+    _ outcome: PresentationOutcome<Item.Answer>, of item: Item
   ) -> String {
     TextSanitizer.sanitize("\(item.title): \(outcome)", mode: .singleLine)
   }
