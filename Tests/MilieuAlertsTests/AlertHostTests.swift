@@ -1,7 +1,6 @@
 import Milieu
 import MilieuAlerts
 import MilieuTestSupport
-import Synchronization
 import Testing
 
 @Suite struct AlertHostTests {
@@ -247,7 +246,6 @@ import Testing
     for await _ in running { break }
     asking.cancel()
     releaseAction.yield()
-    // Before: `.dropped(.cancelled)`, while Erase's action ran to completion.
     let outcome = await asking.value
     #expect(outcome.tappedButton?.title == "Erase")
     #expect(finished.count == 1)
@@ -302,7 +300,6 @@ import Testing
       let first = Task { await action.ask(alert) }
       await eventually("the first is shown") { host.current?.id == alert.id }
       let second = Task { await action.ask(alert) }
-      // Before: the first awaiter got `.dropped(.cancelled)` and the second showing stayed.
       #expect(await second.value == .dropped(.duplicate(of: alert.id)))
       second.cancel()
       #expect(host.current?.id == alert.id)
@@ -365,18 +362,4 @@ private func storyOf(
     }
   }
   return story
-}
-
-/// Collects outcomes in arrival order.
-/// The synchronous tap, which starts the button's action without waiting for it.
-func tapWithoutWaiting(
-  _ button: AlertButton, of alert: AlertData, in host: AlertHost
-) throws(PresentationError) {
-  try host.tap(button, of: alert)
-}
-
-final class Outcomes: Sendable {
-  private let outcomes = Mutex<[AlertOutcome]>([])
-  func append(_ outcome: AlertOutcome) { outcomes.withLock { $0.append(outcome) } }
-  var all: [AlertOutcome] { outcomes.withLock { $0 } }
 }

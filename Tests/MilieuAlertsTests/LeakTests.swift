@@ -254,12 +254,3 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
     #expect(weakHost.object == nil)
   }
 }
-
-/// A weak reference, to check that an object was freed.
-final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-  weak let object: Object?
-
-  init(_ object: Object) {
-    self.object = object
-  }
-}

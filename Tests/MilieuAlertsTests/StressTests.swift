@@ -228,9 +228,6 @@ import Testing
   }
 }
 
-// The shared state below is guarded by Milieu's `Lock` rather than `Mutex`: the thread sanitizer
-// does not see the ordering `Mutex` establishes on Linux, and would report races that are not.
-
 /// Hands presented alerts to the answering task in order, and checks that a new alert is
 /// presented only once the previous one was answered.
 final class QueueingPresenter: Presenter, Sendable {

@@ -2,7 +2,6 @@ import Milieu
 import MilieuAlerts
 import MilieuTestSupport
 import MilieuTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -94,8 +93,6 @@ import Testing
   }
 
   @Test func aHostNeverTimesALifetimeItsClockCannotRepresent() async {
-    // Before: the expiry task traps in `ContinuousClock.sleep` ("Not enough bits to represent
-    // the passed value"), which ends the process.
     await #expect(processExitsWith: .success) {
       let clock = WatchedContinuousClock()
       let forever = PresentationHost<Banner>(clock: clock)
@@ -138,7 +135,7 @@ private struct Banner: Presentable {
 
 /// The continuous clock, remembering the deadline of every sleep it is asked for.
 private final class WatchedContinuousClock: Clock, Sendable {
-  private let requested = Mutex<[ContinuousClock.Instant]>([])
+  private let requested = Lock<[ContinuousClock.Instant]>([])
   var deadlines: [ContinuousClock.Instant] { requested.withLock { $0 } }
   var now: ContinuousClock.Instant { ContinuousClock.now }
   var minimumResolution: Duration { ContinuousClock().minimumResolution }

@@ -1,6 +1,5 @@
 import Milieu
 import MilieuAlerts
-import Synchronization
 import Testing
 
 @testable import MilieuTerminal
@@ -127,7 +126,7 @@ extension BadInputRenderingTests {
 
   /// Makes an alert where issues are collected rather than reported; returns both.
   static func make(_ body: () -> AlertData) -> (AlertData, [EnvironmentIssue]) {
-    let issues = Mutex<[EnvironmentIssue]>([])
+    let issues = Lock<[EnvironmentIssue]>([])
     let node = EnvironmentNode("rendering").child {
       $0.issueReporter = IssueReporter { issue in issues.withLock { $0.append(issue) } }
     }

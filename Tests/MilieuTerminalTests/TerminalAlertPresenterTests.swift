@@ -288,8 +288,8 @@ extension SerializedTerminalTests {
       #expect(output.waitFor("[ 2 Cancel ]"))
       TerminalConsole(output: errors).issueReporter.report(
         EnvironmentIssue("a title \"\u{1B}]0;pwned\u{07}\"", at: alert.callSite))
-      // Before: written raw, inside the box. Now the box (7 lines) is erased, the line written,
-      // neutralised, and the box drawn again below it.
+      // The box (7 lines) is erased, the line written, neutralised, and the box drawn again below
+      // it.
       #expect(
         output.waitFor(
           "\u{1B}[6A\u{1B}[Jwarning: \(alert.callSite): a title \"^[]0;pwned^G\"\r\r\n╭"))

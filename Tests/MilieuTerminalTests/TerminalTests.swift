@@ -129,7 +129,6 @@ extension SerializedTerminalTests {
 
     @Test("An over-long answer is refused with a message, whatever it starts with")
     func overlongAnswerIsRefused() throws {
-      // Before: the line was cut to 4,096 bytes, then matched, and taken as Delete.
       let input = "Delete" + String(repeating: " ", count: 5_000) + "X\n2\n"
       let (choice, output) = try presentPlainly(Fixtures.deleteNotes, input: input)
       #expect(choice == .button(1))
@@ -179,7 +178,6 @@ extension SerializedTerminalTests {
 
     @Test("With TERM=dumb a terminal is asked in plain text, without cursor or clear escapes")
     func dumbTerminal() async {
-      // Before: the box was drawn with cursor moves and screen clears a dumb terminal shows raw.
       let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
         setenv("TERM", "dumb", 1)
         let terminal = try PseudoTerminal(columns: 80, rows: 24)
@@ -292,7 +290,6 @@ extension SerializedTerminalTests {
 
     @Test("With only a destructive button, a bare Enter chooses nothing")
     func enterNeverErases() throws {
-      // Before: Erase was focused, so this Enter erased the disk.
       let alert = TerminalAlert(
         title: "Erase the disk?", buttons: [TerminalButton("Erase", role: .destructive)])
       let run = try presentInteractively(
@@ -324,7 +321,6 @@ extension SerializedTerminalTests {
       ) { try presenter.present(alert) }
       #expect(run.failures.isEmpty, "\(run.failures)")
       #expect(run.result == .button(1))
-      // Before: the 36-line box went up 35 rows to redraw, past the top of an 8-row screen.
       let ups = run.output.split(separator: "\u{1B}[").compactMap { part -> Int? in
         guard let end = part.firstIndex(of: "A") else { return nil }
         return Int(part[..<end])
