@@ -14,21 +14,10 @@
 /// | Ctrl-C | interrupt |
 ///
 /// Choosing a button also focuses it, so a final redraw shows what was chosen.
-///
-/// ```swift
-/// var focus = AlertFocus(alert: alert)
-/// for key in decoder.decode(bytes) {
-///   if case .tap(let index) = focus.handle(key) { return index }
-/// }
-/// ```
 struct AlertFocus: Hashable, Sendable {
   /// The index in ``TerminalAlert/buttons`` of the focused button, or `nil` if none is focused.
   ///
   /// Pass it to ``AlertRenderer/render(_:width:color:focusedButton:)`` to draw the focus.
-  ///
-  /// ```swift
-  /// let lines = renderer.render(alert, width: 80, color: true, focusedButton: focus.focusedButton)
-  /// ```
   private(set) var focusedButton: Int?
 
   private let displayOrder: [Int]
@@ -36,20 +25,12 @@ struct AlertFocus: Hashable, Sendable {
 
   /// Creates the focus state for `alert`, focused on ``TerminalAlert/initialFocus``.
   ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert)
-  /// ```
-  ///
   /// - Parameter alert: The alert on screen.
   init(alert: TerminalAlert) {
     self.init(alert: alert, focusedButton: alert.initialFocus)
   }
 
   /// Creates the focus state for `alert`, focused on a button of your choice.
-  ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert, focusedButton: 0)
-  /// ```
   ///
   /// - Parameters:
   ///   - alert: The alert on screen.
@@ -62,12 +43,6 @@ struct AlertFocus: Hashable, Sendable {
   }
 
   /// Applies one key and says what it does.
-  ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert)
-  /// focus.handle(.tab)    // .moveFocus(to: …)
-  /// focus.handle(.enter)  // .tap(…)
-  /// ```
   ///
   /// - Parameter key: The key pressed.
   /// - Returns: The action to take.

@@ -1,16 +1,6 @@
 /// What a key press does to an alert on screen, as decided by ``AlertFocus``.
 ///
 /// Button indices are indices into ``TerminalAlert/buttons``.
-///
-/// ```swift
-/// switch focus.handle(key) {
-/// case .tap(let index): return .button(index)
-/// case .moveFocus: redraw()
-/// case .dismiss: return .dismissed
-/// case .interrupt: return .interrupted
-/// case .none: break
-/// }
-/// ```
 enum KeyAction: Hashable, Sendable {
   /// The key does nothing here.
   case none

@@ -8,12 +8,6 @@
 /// 3. anything else — ``invalid(message:)`` with a message that lists the valid answers.
 ///
 /// An alert without buttons is dismissed by any line.
-///
-/// ```swift
-/// LineAnswer.parse(" delete ", for: alert)  // .button(0)
-/// LineAnswer.parse("7", for: alert)
-/// // .invalid(message: "Please answer with a number from 1 to 2 or one of: Delete, Cancel.")
-/// ```
 enum LineAnswer: Hashable, Sendable {
   /// The line names the button at this index in ``TerminalAlert/buttons``.
   case button(Int)
@@ -23,14 +17,6 @@ enum LineAnswer: Hashable, Sendable {
   case invalid(message: String)
 
   /// Interprets `line` as an answer to `alert`.
-  ///
-  /// ```swift
-  /// switch LineAnswer.parse(line, for: alert) {
-  /// case .button(let index): return .button(index)
-  /// case .dismiss: return .dismissed
-  /// case .invalid(let message): print(message)
-  /// }
-  /// ```
   ///
   /// - Parameters:
   ///   - line: One line of input, with or without its line terminator.

@@ -31,18 +31,9 @@ import MilieuAlerts
 /// `issueReporter` environment value and the alert is dismissed, so it still resolves.
 public struct TerminalAlertPresenter: Presenter {
   /// How alerts are drawn and read: descriptors, colour, keys.
-  ///
-  /// ```swift
-  /// var presenter = TerminalAlertPresenter()
-  /// presenter.terminal.colorPolicy = .never
-  /// ```
   public var terminal: Terminal
 
   /// Creates a presenter.
-  ///
-  /// ```swift
-  /// let presenter = TerminalAlertPresenter(terminal: Terminal(colorPolicy: .never))
-  /// ```
   ///
   /// - Parameter terminal: How alerts are drawn and read; standard input and output, colour
   ///   unless `NO_COLOR` is set, unless given.

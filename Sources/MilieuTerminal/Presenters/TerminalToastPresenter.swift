@@ -15,18 +15,9 @@ import MilieuAlerts
 /// which stays whole.
 public struct TerminalToastPresenter: Presenter {
   /// Where toasts are written, and whether in colour.
-  ///
-  /// ```swift
-  /// var presenter = TerminalToastPresenter()
-  /// presenter.terminal.output = 2  // standard error
-  /// ```
   public var terminal: Terminal
 
   /// Creates a presenter.
-  ///
-  /// ```swift
-  /// let presenter = TerminalToastPresenter(terminal: Terminal(colorPolicy: .never))
-  /// ```
   ///
   /// - Parameter terminal: Where toasts are written and whether in colour; standard output,
   ///   colour unless `NO_COLOR` is set, unless given.

@@ -10,24 +10,11 @@
 ///
 /// Only the symbol is coloured. The message is neutralised by ``TextSanitizer`` onto one line,
 /// then cut with `…` so that the whole line fits in `width` columns (raised to at least 4).
-///
-/// ```swift
-/// let line = ToastRenderer.render(TerminalToast("Saved", style: .success), width: 80, color: false)
-/// // "✔ Saved"
-/// ```
 enum ToastRenderer {
   /// The narrowest line drawn, in columns: the symbol, a space and two more columns.
-  ///
-  /// ```swift
-  /// let line = ToastRenderer.render(toast, width: 0, color: false)  // 4 columns wide
-  /// ```
   static let minimumWidth = 4
 
   /// Draws `toast` as a single line without a line terminator.
-  ///
-  /// ```swift
-  /// print(ToastRenderer.render(toast, width: 40, color: true))
-  /// ```
   ///
   /// - Parameters:
   ///   - toast: The toast to draw.

@@ -25,19 +25,8 @@
 ///
 /// Scopes nest: an inner scope joins the raw mode of the outer one, and only the outermost one
 /// restores. Raw mode is process-wide state: use one terminal at a time.
-///
-/// ```swift
-/// try TerminalMode.withRawMode(input: 0, output: 1) {
-///   var decoder = KeyDecoder()
-///   // read(2) from standard input and decode keys…
-/// }
-/// ```
 enum TerminalMode {
   /// Whether `fileDescriptor` refers to a terminal.
-  ///
-  /// ```swift
-  /// let interactive = TerminalMode.isTerminal(0) && TerminalMode.isTerminal(1)
-  /// ```
   ///
   /// - Parameter fileDescriptor: An open file descriptor.
   /// - Returns: `true` for a terminal, `false` for a pipe, file, socket or closed descriptor.
@@ -46,12 +35,6 @@ enum TerminalMode {
   }
 
   /// Runs `body` with the terminal `input` in raw mode, restoring it however `body` ends.
-  ///
-  /// ```swift
-  /// let key = try TerminalMode.withRawMode(input: 0, output: 1) {
-  ///   try readOneKey()
-  /// }
-  /// ```
   ///
   /// - Parameters:
   ///   - input: The terminal to put in raw mode, usually standard input (0).
@@ -75,12 +58,6 @@ enum TerminalMode {
   /// `body` ends.
   ///
   /// Raw mode is process-wide: other tasks reading the same terminal meanwhile see raw input too.
-  ///
-  /// ```swift
-  /// try await TerminalMode.withRawMode(input: 0, output: 1) {
-  ///   try await presentLoop()
-  /// }
-  /// ```
   ///
   /// - Parameters:
   ///   - input: The terminal to put in raw mode, usually standard input (0).
@@ -107,12 +84,6 @@ enum TerminalMode {
   /// processing, CR-to-NL translation, flow control, break-to-signal, parity checking and
   /// stripping; sets 8-bit characters; makes `read` return as soon as one byte is available.
   /// Output processing is kept.
-  ///
-  /// ```swift
-  /// var attributes = termios()
-  /// tcgetattr(0, &attributes)
-  /// var raw = TerminalMode.rawAttributes(from: attributes)
-  /// ```
   ///
   /// - Parameter attributes: The terminal's attributes as `tcgetattr` returned them.
   /// - Returns: The attributes to apply with `tcsetattr`.

@@ -12,14 +12,6 @@ import Synchronization
 /// Between ``start()`` and ``stop()`` a handler for `SIGWINCH` sets a flag, and nothing else;
 /// ``consumeResize()`` reads and clears it. Starts and stops nest; the outermost ``stop()`` puts
 /// back whatever `SIGWINCH` action was there before, which does not run in between.
-///
-/// ```swift
-/// TerminalResizeMonitor.start()
-/// defer { TerminalResizeMonitor.stop() }
-/// while waiting {
-///   if TerminalResizeMonitor.consumeResize() { redraw(width: TerminalSize.currentColumns()) }
-/// }
-/// ```
 enum TerminalResizeMonitor {
   private static let resizePending = Atomic<Bool>(false)
   private static let count = Lock<Int>(0)
@@ -29,10 +21,6 @@ enum TerminalResizeMonitor {
     sigaction())
 
   /// Starts watching for resizes; call ``stop()`` once for every call.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.start()
-  /// ```
   static func start() {
     _ = resizePending.load(ordering: .relaxed)  // initialise before the handler can run
     count.withLock { count in
@@ -44,10 +32,6 @@ enum TerminalResizeMonitor {
   }
 
   /// Stops watching for resizes; the last matching call restores the previous `SIGWINCH` action.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.stop()
-  /// ```
   static func stop() {
     count.withLock { count in
       guard count > 0 else { return }
@@ -60,20 +44,12 @@ enum TerminalResizeMonitor {
 
   /// Whether the terminal was resized since the last call; clears the flag.
   ///
-  /// ```swift
-  /// if TerminalResizeMonitor.consumeResize() { redraw() }
-  /// ```
-  ///
   /// - Returns: `true` once after one or more resizes.
   static func consumeResize() -> Bool {
     resizePending.exchange(false, ordering: .acquiringAndReleasing)
   }
 
   /// Sets the flag as if the window had been resized, so the next ``consumeResize()`` is `true`.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.noteResize()  // force a redraw
-  /// ```
   static func noteResize() {
     resizePending.store(true, ordering: .releasing)
   }

@@ -8,38 +8,17 @@
 ///
 /// Read it when presenting and again after a resize (see ``TerminalResizeMonitor``); never cache
 /// it for long.
-///
-/// ```swift
-/// let width = TerminalSize.currentColumns()  // the terminal's, $COLUMNS, or 80
-/// if let size = TerminalSize.measure(1) { print(size.columns, size.rows) }
-/// ```
 struct TerminalSize: Hashable, Sendable {
   /// The width used when nothing else says how wide the output is.
-  ///
-  /// ```swift
-  /// TerminalSize.columns(measured: nil, columnsVariable: nil)  // 80
-  /// ```
   static let fallbackColumns = 80
 
   /// The number of columns.
-  ///
-  /// ```swift
-  /// let width = TerminalSize.measure(1)?.columns ?? 80
-  /// ```
   var columns: Int
 
   /// The number of rows.
-  ///
-  /// ```swift
-  /// let height = TerminalSize.measure(1)?.rows ?? 24
-  /// ```
   var rows: Int
 
   /// Asks the terminal behind `fileDescriptor` for its size (`ioctl` `TIOCGWINSZ`).
-  ///
-  /// ```swift
-  /// let size = TerminalSize.measure(1)
-  /// ```
   ///
   /// - Parameter fileDescriptor: A descriptor open on a terminal.
   /// - Returns: The size, or `nil` if the descriptor is not a terminal or reports zero columns
@@ -53,10 +32,6 @@ struct TerminalSize: Hashable, Sendable {
   /// The width to lay out for: the first terminal among `fileDescriptors` that reports one, then
   /// the `COLUMNS` environment variable, then ``fallbackColumns``.
   ///
-  /// ```swift
-  /// let width = TerminalSize.currentColumns(of: [1, 0, 2])
-  /// ```
-  ///
   /// - Parameter fileDescriptors: The descriptors to ask, in order; standard output, input and
   ///   error unless given.
   /// - Returns: A width of at least 1.
@@ -67,10 +42,6 @@ struct TerminalSize: Hashable, Sendable {
 
   /// The width chosen from a measurement and the `COLUMNS` variable: the measurement if there
   /// is one, else `COLUMNS` if it is a positive integer, else ``fallbackColumns``.
-  ///
-  /// ```swift
-  /// TerminalSize.columns(measured: nil, columnsVariable: "100")  // 100
-  /// ```
   ///
   /// - Parameters:
   ///   - measured: The width a terminal reported, if any.

@@ -31,10 +31,6 @@
 /// ```
 public struct Terminal: Sendable {
   /// What Ctrl-C does while an alert is on screen.
-  ///
-  /// ```swift
-  /// let presenter = Terminal(interruptBehavior: .returnInterrupted)
-  /// ```
   public enum InterruptBehavior: Hashable, Sendable {
     /// Restore the terminal, then raise SIGINT, as Ctrl-C would outside raw mode: the program
     /// ends unless it handles or ignores SIGINT, in which case ``TerminalAnswer/interrupted`` is
@@ -47,60 +43,31 @@ public struct Terminal: Sendable {
   /// The descriptor keys and lines are read from.
   ///
   /// Interactive presentation needs it to be a terminal; otherwise lines are read from it.
-  ///
-  /// ```swift
-  /// var presenter = Terminal()
-  /// presenter.input = 0  // standard input
-  /// ```
   public var input: Int32
 
   /// The descriptor alerts and toasts are written to.
   ///
   /// Interactive presentation needs it to be a terminal, and colour is only automatic on one.
-  ///
-  /// ```swift
-  /// presenter.output = 2  // draw on standard error
-  /// ```
   public var output: Int32
 
   /// When to use colour, bold and reverse video.
   ///
   /// Plain presentation never uses any.
-  ///
-  /// ```swift
-  /// presenter.colorPolicy = .never
-  /// ```
   public var colorPolicy: ColorPolicy
 
   /// What Ctrl-C does while an alert is on screen.
-  ///
-  /// ```swift
-  /// presenter.interruptBehavior = .returnInterrupted
-  /// ```
   public var interruptBehavior: InterruptBehavior
 
   /// The renderer that draws alerts, box and plain text alike.
-  ///
-  /// ```swift
-  /// presenter.renderer = AlertRenderer(maximumWidth: 60)
-  /// ```
   public var renderer: AlertRenderer
 
   /// How long, in milliseconds, a lone ESC waits for the rest of an escape sequence before it
   /// counts as Esc.
   ///
   /// Longer is safer over slow connections, shorter makes Esc feel quicker.
-  ///
-  /// ```swift
-  /// presenter.escapeTimeout = 100
-  /// ```
   public var escapeTimeout: Int32
 
   /// Creates a presenter.
-  ///
-  /// ```swift
-  /// let presenter = Terminal(colorPolicy: .never)
-  /// ```
   ///
   /// - Parameters:
   ///   - input: The descriptor to read from; standard input (0) unless given.
@@ -130,10 +97,6 @@ public struct Terminal: Sendable {
   ///
   /// A dumb terminal cannot move the cursor or clear the screen, which drawing a box needs, so
   /// alerts are asked in plain text there.
-  ///
-  /// ```swift
-  /// if !presenter.isInteractive { print("answering from a pipe") }
-  /// ```
   public var isInteractive: Bool {
     TerminalMode.isTerminal(input) && TerminalMode.isTerminal(output)
       && environmentValue("TERM") != "dumb"
@@ -184,10 +147,6 @@ public struct Terminal: Sendable {
 
 extension Terminal: CustomStringConvertible {
   /// The descriptors and colour policy, as environment dumps show the presenter.
-  ///
-  /// ```swift
-  /// print(Terminal())  // Terminal(input: 0, output: 1, color: automatic)
-  /// ```
   public var description: String {
     "Terminal(input: \(input), output: \(output), color: \(colorPolicy))"
   }

@@ -21,21 +21,12 @@ import MilieuAlerts
 /// ```
 public struct TerminalConsole: Sendable {
   /// The descriptor the lines are written to.
-  ///
-  /// ```swift
-  /// let errors = TerminalConsole(output: 2)
-  /// print(errors.output)  // 2
-  /// ```
   public let output: Int32
 
   /// Creates a console for an output descriptor.
   ///
   /// Consoles, ``TerminalAlertPresenter``s and ``TerminalToastPresenter``s that write to the
   /// same descriptor coordinate with one another, whichever instance they are.
-  ///
-  /// ```swift
-  /// let console = TerminalConsole()  // standard output
-  /// ```
   ///
   /// - Parameter output: The descriptor to write to; standard output (1) unless given.
   public init(output: Int32 = 1) {

@@ -21,17 +21,8 @@ import MilieuAlerts
 /// Only the introducing ESC is rewritten; the rest of a sequence is ordinary printable text and
 /// stays as it is, so `"\u{1B}[31mred"` shows as `^[[31mred`. Everything else, including emoji
 /// and combining marks, passes through unchanged.
-///
-/// ```swift
-/// TextSanitizer.sanitize("\u{1B}[2JHi", mode: .singleLine)  // "^[[2JHi"
-/// TextSanitizer.sanitize("one\r\ntwo", mode: .multiline)    // "one\ntwo"
-/// ```
 enum TextSanitizer {
   /// Whether line breaks survive sanitising.
-  ///
-  /// ```swift
-  /// let mode: TextSanitizer.Mode = .multiline
-  /// ```
   enum Mode: Sendable, Hashable {
     /// Every line break becomes a space: titles, buttons, toasts.
     case singleLine
@@ -45,10 +36,6 @@ enum TextSanitizer {
   /// The result never contains a scalar below U+0020 other than `\n` (and `\n` only in
   /// ``Mode/multiline``), never DEL, never a C1 control and never a bidi control.
   ///
-  /// ```swift
-  /// let safe = TextSanitizer.sanitize(untrustedTitle, mode: .singleLine)
-  /// ```
-  ///
   /// - Parameters:
   ///   - text: Untrusted text.
   ///   - mode: Whether line breaks are kept as `\n`.
@@ -59,10 +46,6 @@ enum TextSanitizer {
   }
 
   /// Whether `scalar` is one the sanitizer rewrites (a tab or line break included).
-  ///
-  /// ```swift
-  /// TextSanitizer.needsNeutralising("\u{202E}")  // true
-  /// ```
   ///
   /// - Parameter scalar: The scalar to test.
   /// - Returns: `true` if ``sanitize(_:mode:)`` never lets `scalar` through unchanged.

@@ -8,12 +8,6 @@
 ///
 /// The wrapper does not neutralise control characters: pass text through ``TextSanitizer``
 /// first.
-///
-/// ```swift
-/// TextWrapper.wrap("The notes will be removed.", width: 12)
-/// // ["The notes", "will be", "removed."]
-/// TextWrapper.truncate("Delete everything", width: 10)  // "Delete ev…"
-/// ```
 enum TextWrapper {
   /// Wraps `text` into lines no wider than `width` columns.
   ///
@@ -21,10 +15,6 @@ enum TextWrapper {
   /// letter with a stray emoji modifier, 3 columns, when `width` is 2) gets a line of its own,
   /// which is then wider than `width`; every other line fits. A `width` below 1 is treated as 1.
   /// The result always has at least one line.
-  ///
-  /// ```swift
-  /// let lines = TextWrapper.wrap(message, width: 40)
-  /// ```
   ///
   /// - Parameters:
   ///   - text: The text to wrap, already sanitized.
@@ -41,10 +31,6 @@ enum TextWrapper {
   }
 
   /// Cuts `text` to at most `width` columns, ending it with `…` when something was cut.
-  ///
-  /// ```swift
-  /// TextWrapper.truncate("Saved 3 notes to iCloud", width: 12)  // "Saved 3 not…"
-  /// ```
   ///
   /// - Parameters:
   ///   - text: The text to cut, already sanitized and on one line.
@@ -68,10 +54,6 @@ enum TextWrapper {
 
   /// Pads `text` with spaces on the right to `width` columns; text already that wide is returned
   /// unchanged.
-  ///
-  /// ```swift
-  /// TextWrapper.pad("OK", toWidth: 4)  // "OK  "
-  /// ```
   ///
   /// - Parameters:
   ///   - text: The text to pad.
