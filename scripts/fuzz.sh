@@ -26,7 +26,9 @@
 # Fuzz/Support, and the object files of the library modules it imports. Each library module is
 # compiled once, on its own, exactly as SwiftPM would see it — `-wmo` into one object file, with
 # `-emit-module` so that the next module and the targets can `import` it, and one
-# `-package-name` so that `package` declarations stay visible across modules. Every object is
+# `-package-name` so that `package` declarations stay visible across modules, and with
+# `-enable-testing` so that a target can `@testable import` a module's internals, such as the
+# terminal's key decoder. Every object is
 # compiled with `-sanitize=fuzzer,address`: libFuzzer's coverage instrumentation and
 # AddressSanitizer's checks cover the library code, not only the entry point, and no source file
 # is copied or edited. A module is rebuilt only when one of its sources, or this script, changed.
@@ -90,7 +92,7 @@ build_module() {
     return 0
   fi
   echo "fuzz: compiling module $name (${#sources[@]} files)"
-  swiftc "${common_flags[@]}" -wmo -module-name "$name" -I "$build" \
+  swiftc "${common_flags[@]}" -wmo -enable-testing -module-name "$name" -I "$build" \
     -emit-module -emit-module-path "$build/$name.swiftmodule" \
     -c "${sources[@]}" -o "$build/$name.o"
 }

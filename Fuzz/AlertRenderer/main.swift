@@ -1,4 +1,4 @@
-import MilieuTerminal
+@testable import MilieuTerminal
 
 // Fuzzes the terminal renderer and the text it is built on with arbitrary UTF-8 text, any
 // widths, colour on or off and any focus: nothing crashes, the box is a rectangle as wide as

@@ -126,11 +126,11 @@ private func checkRules(_ alert: AlertData) {
     (alert.message?.unicodeScalars.count ?? 0) <= 80_000, "a message has too many scalars")
   precondition(alert.buttons.count <= 64, "an alert has \(alert.buttons.count) buttons")
   for index in alert.buttons.indices {
-    guard let choice = alert.choice(at: index) else { fatalError("no choice at \(index)") }
-    precondition(alert.isValid(choice), "the choice of button \(index) is not valid")
-    precondition(alert.choice(of: alert.buttons[index]) == choice, "choice(of:) disagrees")
+    guard let tap = alert.tapOfButton(at: index) else { fatalError("no tap at \(index)") }
+    precondition(alert.isValid(tap), "the tap of button \(index) is not valid")
+    precondition(tap.buttonID == alert.buttons[index].id, "the tap names another button")
   }
-  precondition(alert.choice(at: alert.buttons.count) == nil, "a choice past the last button")
+  precondition(alert.tapOfButton(at: alert.buttons.count) == nil, "a tap past the last button")
 }
 
 private func checkDiagnostics(_ alert: AlertData, line: UInt) {
@@ -214,8 +214,8 @@ private func checkHost(_ alert: AlertData, answer: Int) {
     switch answer {
     case 0..<9 where answer < alert.buttons.count:
       try host.tap(alert.buttons[answer], of: alert)
-      guard let choice = alert.choice(at: answer) else { fatalError("no choice") }
-      expected = .chosen(choice)
+      guard let tap = alert.tapOfButton(at: answer) else { fatalError("no tap") }
+      expected = .answered(tap)
     case 9:
       do {
         try host.tap(AlertButton(alert.buttons[0].title), of: alert)

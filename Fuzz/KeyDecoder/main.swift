@@ -1,4 +1,4 @@
-import MilieuTerminal
+@testable import MilieuTerminal
 
 // Fuzzes the terminal input decoder with arbitrary bytes, split into reads at arbitrary points.
 // No byte sequence may crash it, the way a read splits the bytes must not change the keys, it

@@ -48,11 +48,11 @@ enum MilieuDemo {
     case .tree:
       printTree()
     case .scenario(let scenario):
-      let app = NotesApp(terminal: TerminalPresenter())
+      let app = NotesApp(terminal: Terminal())
       await app.run(scenario)
       return app
     case .menu:
-      let app = NotesApp(terminal: TerminalPresenter())
+      let app = NotesApp(terminal: Terminal())
       if let scenario = await app.chooseScenario() {
         await app.run(scenario)
       }
@@ -64,7 +64,7 @@ enum MilieuDemo {
   /// Prints the environment tree of the app, with the share sheet open, and where a few values
   /// come from.
   static func printTree() {
-    let app = NotesApp(terminal: TerminalPresenter())
+    let app = NotesApp(terminal: Terminal())
     let sheet = app.library.makeShareSheet(for: "Roadmap")
     let note = app.library.work.roadmap
     print(app.root.treeDescription())
@@ -91,9 +91,6 @@ enum MilieuDemo {
   /// Writes `message` to standard error, neutralised: it may quote an argument, and arguments
   /// can hold escape sequences.
   private static func writeError(_ message: String) {
-    let line = TextSanitizer.sanitize(message, mode: .multiline) + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
-      write(2, buffer.baseAddress, buffer.count - 1)
-    }
+    TerminalConsole(output: 2).writeLine(message)
   }
 }

@@ -83,4 +83,29 @@ import Testing
     #expect(await answer.value.tappedButton?.title == "OK")
     #expect(nodes.bareIssues.all.isEmpty && nodes.hostedIssues.all.isEmpty)
   }
+
+  @Test func aPresenterReportsToTheNodeThatShowedTheItemNotTheOneThatAnsweredTheLast() throws {
+    let nodes = Siblings()
+    let host = AlertHost(presenter: ReportingPresenter())
+    let first = AlertData(title: "First")
+    nodes.bare.withCurrent { host.show(first) }
+    let second = AlertData(title: "Second")
+    nodes.hosted.withCurrent { host.show(second) }
+
+    // Answered from the bare node, which makes the second alert current: the presenter runs
+    // with the bare node current.
+    try nodes.bare.withCurrent { try host.dismiss(first) }
+
+    #expect(nodes.bareIssues.all.map(\.message) == ["presented First"])
+    #expect(nodes.hostedIssues.all.map(\.message) == ["presented Second"])
+  }
+}
+
+/// Reports each item it is given through the host's reporter for that item.
+private struct ReportingPresenter: Presenter {
+  func present(_ alert: AlertData, in host: AlertHost) {
+    host.issueReporter(for: alert).report(
+      EnvironmentIssue("presented \(alert.title)", at: alert.callSite))
+  }
+  func withdraw(_ alert: AlertData, from host: AlertHost) {}
 }

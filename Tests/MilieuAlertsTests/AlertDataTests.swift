@@ -77,17 +77,21 @@ import Testing
     #expect(issues.count == 2)
   }
 
-  @Test func choicesBelongToTheirAlert() {
+  @Test func tapsBelongToTheirAlert() {
     let alert = AlertData(title: "T", buttons: [.default("A"), .cancel()])
     let other = AlertData(title: "T", buttons: [.default("A"), .cancel()])
-    guard let choice = alert.choice(at: 0) else {
+    guard let tap = alert.tapOfButton(at: 0) else {
       Issue.record("the alert has no first button")
       return
     }
-    #expect(alert.isValid(choice))
-    #expect(!other.isValid(choice))
-    #expect(alert.choice(at: 2) == nil)
-    #expect(alert.choice(of: other.buttons[0]) == nil)
+    #expect(alert.isValid(tap))
+    #expect(!other.isValid(tap))
+    #expect(alert.tapOfButton(at: 2) == nil)
+    #expect(throws: PresentationError.self) {
+      let host = AlertHost()
+      host.show(alert)
+      try host.tap(other.buttons[0], of: alert)
+    }
     #expect(alert.cancelButton?.title == "Cancel")
     #expect(alert.button(titled: "A")?.id == alert.buttons[0].id)
   }

@@ -1,7 +1,6 @@
 import Milieu
 import MilieuAlerts
 import MilieuTestSupport
-import Synchronization
 import Testing
 
 @Suite struct AlertHostTests {
@@ -28,7 +27,7 @@ import Testing
 
     try await host.tapAndWait(first.buttons[0], of: first)
     #expect(runs.count == 1)
-    #expect(outcome.all == [.chosen(AlertChoice(first.buttons[0], at: 0))])
+    #expect(outcome.all == [.answered(AlertTap(first.buttons[0], at: 0))])
     #expect(host.current?.title == "2")
     #expect(presenter.entries == ["present 1", "present 2"])
 
@@ -46,7 +45,7 @@ import Testing
     let alert = AlertData(title: "A", buttons: [.default("Yes"), .cancel()])
     let stranger = AlertButton("Yes")
     host.show(alert)
-    #expect(throws: PresentationError.invalidChoice("button \"Yes\"", item: alert.id, title: "A")) {
+    #expect(throws: PresentationError.invalidAnswer("button \"Yes\"", item: alert.id, title: "A")) {
       try host.tap(stranger, of: alert)
     }
     #expect(host.current?.id == alert.id)
@@ -247,7 +246,6 @@ import Testing
     for await _ in running { break }
     asking.cancel()
     releaseAction.yield()
-    // Before: `.dropped(.cancelled)`, while Erase's action ran to completion.
     let outcome = await asking.value
     #expect(outcome.tappedButton?.title == "Erase")
     #expect(finished.count == 1)
@@ -302,7 +300,6 @@ import Testing
       let first = Task { await action.ask(alert) }
       await eventually("the first is shown") { host.current?.id == alert.id }
       let second = Task { await action.ask(alert) }
-      // Before: the first awaiter got `.dropped(.cancelled)` and the second showing stayed.
       #expect(await second.value == .dropped(.duplicate(of: alert.id)))
       second.cancel()
       #expect(host.current?.id == alert.id)
@@ -359,24 +356,10 @@ private func storyOf(
     switch event {
     case .enqueued(let alert): story.append("enqueued \(alert.title)")
     case .presented(let alert): story.append("presented \(alert.title)")
-    case .chosen(let alert, let choice): story.append("\(alert.title) \(choice)")
+    case .answered(let alert, let choice): story.append("\(alert.title) \(choice)")
     case .dismissed(let alert): story.append("dismissed \(alert.title)")
     case .dropped(let alert, let reason): story.append("dropped \(alert.title): \(reason)")
     }
   }
   return story
-}
-
-/// Collects outcomes in arrival order.
-/// The synchronous tap, which starts the button's action without waiting for it.
-func tapWithoutWaiting(
-  _ button: AlertButton, of alert: AlertData, in host: AlertHost
-) throws(PresentationError) {
-  try host.tap(button, of: alert)
-}
-
-final class Outcomes: Sendable {
-  private let outcomes = Mutex<[AlertOutcome]>([])
-  func append(_ outcome: AlertOutcome) { outcomes.withLock { $0.append(outcome) } }
-  var all: [AlertOutcome] { outcomes.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import Milieu
 import MilieuAlerts
-import Synchronization
 import Testing
 
 enum DeleteAction: Equatable, Sendable {
@@ -39,7 +38,7 @@ enum ParentAction: Equatable, Sendable {
   }
 
   @Test func showingSendsTheTappedButtonsAction() async throws {
-    let sent = Mutex<[DeleteAction]>([])
+    let sent = Lock<[DeleteAction]>([])
     let host = AlertHost()
     ShowAlertAction(host: host)(deleteAlert) { action in sent.withLock { $0.append(action) } }
     let shown = try #require(host.current)
@@ -49,7 +48,7 @@ enum ParentAction: Equatable, Sendable {
   }
 
   @Test func dismissingSendsTheCancelAction() async throws {
-    let sent = Mutex<[DeleteAction]>([])
+    let sent = Lock<[DeleteAction]>([])
     let host = AlertHost()
     ShowAlertAction(host: host)(deleteAlert) { action in sent.withLock { $0.append(action) } }
     try await host.dismissAndWait(try #require(host.current))

@@ -1,6 +1,5 @@
 import Milieu
 import MilieuTestSupport
-import Synchronization
 import Testing
 
 @testable import MilieuAlerts
@@ -168,7 +167,6 @@ import Testing
   }
 
   @Test func aGraphemeWithAMillionCombiningMarksIsCut() {
-    // Before: one character by `count`, so it passed the 1,000-character limit whole.
     let heavy = "e" + String(repeating: "\u{301}", count: 1_000_000)
     let line = #line + 1
     let (alert, issues) = Self.make { AlertData(title: heavy, message: heavy) }
@@ -213,8 +211,6 @@ import Testing
 
   @Test(.timeLimit(.minutes(1)))
   func repairingDuplicateTitlesTakesNearLinearTime() {
-    // Before: cubic; buttons "A (2)" … "A (n)" then n copies of "A" took 13 s at n = 4,000 in a
-    // release build, so 20,000 would take half an hour.
     let count = 20_000
     let titles = (2...count).map { "A (\($0))" } + Array(repeating: "A", count: count)
     let repaired = AlertValidation.distinctTitles(titles)
@@ -252,7 +248,6 @@ import Testing
   }
 
   @Test func diagnosticsNeutraliseTheTextTheyQuote() {
-    // Before: quoted raw, so writing the diagnostic to a terminal retitled its window.
     let hostile = "\u{1B}]0;pwned\u{07}"
     let issues = IssueCollector()
     let node = EnvironmentNode("catalogue").child(hostile) {

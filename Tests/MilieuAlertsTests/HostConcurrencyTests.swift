@@ -1,12 +1,11 @@
 import Milieu
 import MilieuAlerts
-import Synchronization
 import Testing
 
 @Suite struct HostConcurrencyTests {
   /// 8 producers × 1,000 alerts into one host whose presenter taps at once.
   @Test func everyAlertIsPresentedOnceInProducerOrderAndResolved() async {
-    let presented = Mutex<[String]>([])
+    let presented = Lock<[String]>([])
     struct Presenter: MilieuAlerts.Presenter {
       let presented: @Sendable (AlertData) -> Void
       func present(_ alert: AlertData, in host: AlertHost) {

@@ -70,7 +70,7 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
       }
       let expected: AlertOutcome =
         switch resolving {
-        case .tap, .tapAndWait: alert.choice(at: 0).map { .chosen($0) } ?? .dismissed
+        case .tap, .tapAndWait: alert.tapOfButton(at: 0).map { .answered($0) } ?? .dismissed
         case .dismiss: .dismissed
         default: .dropped(.cancelled)
         }
@@ -144,7 +144,7 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
       case .enqueued: kinds.append("enqueued")
       case .presented: kinds.append("presented")
       case .dropped(_, let reason): kinds.append("dropped: \(reason)")
-      case .chosen, .dismissed: kinds.append("answered")
+      case .answered, .dismissed: kinds.append("answered")
       }
     }
     let alerts = actions.count + 1
@@ -252,14 +252,5 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }()
     #expect(weakRecorder.object == nil)
     #expect(weakHost.object == nil)
-  }
-}
-
-/// A weak reference, to check that an object was freed.
-final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-  weak let object: Object?
-
-  init(_ object: Object) {
-    self.object = object
   }
 }

@@ -84,7 +84,7 @@ struct DeepService {
   @Test func aCustomActionReceivesAlertsAndResolvesThem() async {
     let collected = Outcomes()
     let action = ShowAlertAction { alert, resolve in
-      resolve(.chosen(AlertChoice(alert.buttons[0], at: 0)))
+      resolve(.answered(AlertTap(alert.buttons[0], at: 0)))
       resolve(.dismissed)  // ignored: the first resolution wins
     }
     let outcome = await action.ask(title: "Mocked")

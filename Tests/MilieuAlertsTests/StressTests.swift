@@ -162,12 +162,12 @@ import Testing
       let position = Int.random(in: -1..<alert.buttons.count, using: &random)
       let button = position < 0 ? nil : alert.buttons[position]
       do {
-        if let button {
-          guard let choice = alert.choice(of: button) else {
+        if button != nil {
+          guard let tap = alert.tapOfButton(at: position) else {
             tally.violations.append("\(alert.title) has no button \(position)")
             break
           }
-          expected = .chosen(choice)
+          expected = .answered(tap)
         } else {
           expected = .dismissed
         }
@@ -227,9 +227,6 @@ import Testing
     return (numbers[0], numbers[1])
   }
 }
-
-// The shared state below is guarded by Milieu's `Lock` rather than `Mutex`: the thread sanitizer
-// does not see the ordering `Mutex` establishes on Linux, and would report races that are not.
 
 /// Hands presented alerts to the answering task in order, and checks that a new alert is
 /// presented only once the previous one was answered.

@@ -28,14 +28,14 @@ func collectingIssuesAsync<Result: Sendable>(
 }
 
 final class IssueCollector: Sendable {
-  private let issues = Mutex<[EnvironmentIssue]>([])
+  private let issues = Lock<[EnvironmentIssue]>([])
   func append(_ issue: EnvironmentIssue) { issues.withLock { $0.append(issue) } }
   var all: [EnvironmentIssue] { issues.withLock { $0 } }
 }
 
 /// Records what a host asks of it; answers nothing by itself.
 final class RecordingPresenter<Item: Presentable>: Presenter, Sendable {
-  private let log = Mutex<[String]>([])
+  private let log = Lock<[String]>([])
   var entries: [String] { log.withLock { $0 } }
 
   func present(_ item: Item, in host: PresentationHost<Item>) {
@@ -64,4 +64,27 @@ final class Counter: Sendable {
   private let value = Atomic<Int>(0)
   func increment() { value.add(1, ordering: .relaxed) }
   var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// The synchronous tap, which starts the button's action without waiting for it.
+func tapWithoutWaiting(
+  _ button: AlertButton, of alert: AlertData, in host: AlertHost
+) throws(PresentationError) {
+  try host.tap(button, of: alert)
+}
+
+/// Collects outcomes in arrival order.
+final class Outcomes: Sendable {
+  private let outcomes = Lock<[AlertOutcome]>([])
+  func append(_ outcome: AlertOutcome) { outcomes.withLock { $0.append(outcome) } }
+  var all: [AlertOutcome] { outcomes.withLock { $0 } }
+}
+
+/// A weak reference, to check that an object was freed.
+final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+  weak let object: Object?
+
+  init(_ object: Object) {
+    self.object = object
+  }
 }

@@ -2,7 +2,6 @@ import Milieu
 import MilieuAlerts
 import MilieuTestSupport
 import MilieuTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -26,7 +25,7 @@ import Testing
     clock.advance(by: .seconds(1))
     #expect(host.current?.message == "Saved")
     clock.advance(by: .seconds(1))
-    #expect(await first.value == .chosen(.expired))
+    #expect(await first.value == .answered(.expired))
     #expect(host.current?.message == "Synced")
     await eventually("the second toast sleeps on the clock") { clock.sleeperCount == 1 }
     clock.advance(by: .seconds(1))
@@ -94,8 +93,6 @@ import Testing
   }
 
   @Test func aHostNeverTimesALifetimeItsClockCannotRepresent() async {
-    // Before: the expiry task traps in `ContinuousClock.sleep` ("Not enough bits to represent
-    // the passed value"), which ends the process.
     await #expect(processExitsWith: .success) {
       let clock = WatchedContinuousClock()
       let forever = PresentationHost<Banner>(clock: clock)
@@ -131,14 +128,14 @@ private struct Banner: Presentable {
   var lifetime: Duration?
   var title: String { "Banner" }
   var deduplicationKey: String? { nil }
-  var expiryChoice: Toast.Ending? { .expired }
+  var expiryAnswer: Toast.Ending? { .expired }
   func isValid(_ choice: Toast.Ending) -> Bool { true }
   func action(for choice: Toast.Ending?) -> (@Sendable () async -> Void)? { nil }
 }
 
 /// The continuous clock, remembering the deadline of every sleep it is asked for.
 private final class WatchedContinuousClock: Clock, Sendable {
-  private let requested = Mutex<[ContinuousClock.Instant]>([])
+  private let requested = Lock<[ContinuousClock.Instant]>([])
   var deadlines: [ContinuousClock.Instant] { requested.withLock { $0 } }
   var now: ContinuousClock.Instant { ContinuousClock.now }
   var minimumResolution: Duration { ContinuousClock().minimumResolution }

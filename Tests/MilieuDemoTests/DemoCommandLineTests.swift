@@ -34,7 +34,6 @@ struct DemoCommandLineTests {
 
   @Test("A usage error neutralises the argument it quotes")
   func hostileArgument() throws {
-    // Before: echoed raw, so the argument retitled the terminal's window.
     let run = try Demo.run(["\u{1B}]0;pwned\u{07}"])
     #expect(run.status == 2, "\(run)")
     #expect(run.standardError.hasPrefix("milieu-demo: unknown argument '^[]0;pwned^G'."))

@@ -144,7 +144,6 @@ struct DemoScenarioTests {
     #expect(run.status == 0, "\(run)")
     #expect(run.lines.first == "Milieu demo: choose a scenario")
     #expect(run.lines.contains("  6) Quit (cancel)"))
-    // Before: the menu's own outcome was never reported.
     #expect(
       run.outcomeLines == [
         "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",

@@ -1,5 +1,6 @@
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 @Suite("AlertFocus")
 struct AlertFocusTests {
@@ -38,7 +39,7 @@ struct AlertFocusTests {
     } else {
       // The first default button, else the cancel button.
       let expected = roles.firstIndex(of: .default) ?? roles.firstIndex(of: .cancel)
-      #expect(action == .choose(expected ?? -1))
+      #expect(action == .tap(expected ?? -1))
       #expect(roles[expected ?? 0] != .destructive)
     }
   }
@@ -75,7 +76,7 @@ struct AlertFocusTests {
   func enter() {
     var focus = AlertFocus(alert: Fixtures.threeButtons)
     _ = focus.handle(.right)
-    #expect(focus.handle(.enter) == .choose(2))
+    #expect(focus.handle(.enter) == .tap(2))
     var unfocused = AlertFocus(alert: Fixtures.threeButtons, focusedButton: nil)
     #expect(unfocused.handle(.enter) == KeyAction.none)
   }
@@ -83,9 +84,9 @@ struct AlertFocusTests {
   @Test("A digit chooses the button shown with that number and focuses it")
   func digits() {
     var focus = AlertFocus(alert: Fixtures.threeButtons)
-    #expect(focus.handle(.digit(3)) == .choose(0))
+    #expect(focus.handle(.digit(3)) == .tap(0))
     #expect(focus.focusedButton == 0)
-    #expect(focus.handle(.digit(1)) == .choose(1))
+    #expect(focus.handle(.digit(1)) == .tap(1))
     #expect(focus.handle(.digit(4)) == KeyAction.none)
     #expect(focus.handle(.digit(9)) == KeyAction.none)
   }
@@ -95,7 +96,7 @@ struct AlertFocusTests {
     arguments: [Key.escape, .endOfInput])
   func cancel(key: Key) {
     var withCancel = AlertFocus(alert: Fixtures.threeButtons)
-    #expect(withCancel.handle(key) == .choose(0))
+    #expect(withCancel.handle(key) == .tap(0))
     let noCancel = TerminalAlert(
       title: "", buttons: [TerminalButton("Retry"), TerminalButton("Quit")])
     var withoutCancel = AlertFocus(alert: noCancel)

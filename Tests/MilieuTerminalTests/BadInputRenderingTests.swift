@@ -1,8 +1,8 @@
 import Milieu
 import MilieuAlerts
-import MilieuTerminal
-import Synchronization
 import Testing
+
+@testable import MilieuTerminal
 
 /// The terminal half of the bad-input catalogue (`MilieuAlertsTests/BadInputCatalogueTests`):
 /// the same inputs, made into an `AlertData` and drawn by the terminal renderer. `AlertData`
@@ -126,7 +126,7 @@ extension BadInputRenderingTests {
 
   /// Makes an alert where issues are collected rather than reported; returns both.
   static func make(_ body: () -> AlertData) -> (AlertData, [EnvironmentIssue]) {
-    let issues = Mutex<[EnvironmentIssue]>([])
+    let issues = Lock<[EnvironmentIssue]>([])
     let node = EnvironmentNode("rendering").child {
       $0.issueReporter = IssueReporter { issue in issues.withLock { $0.append(issue) } }
     }

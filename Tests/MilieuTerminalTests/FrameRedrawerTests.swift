@@ -1,5 +1,6 @@
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 @Suite("FrameRedrawer")
 struct FrameRedrawerTests {

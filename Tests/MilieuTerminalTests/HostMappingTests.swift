@@ -1,6 +1,7 @@
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 @Suite("Drawing a host's alerts and toasts")
 struct HostMappingTests {
@@ -47,9 +48,9 @@ struct HostMappingTests {
   @Test("An outcome is reported as one line: title, colon, outcome")
   func outcomeLines() throws {
     let alert = AlertData(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
-    let delete = try #require(alert.choice(at: 0))
+    let delete = try #require(alert.tapOfButton(at: 0))
     #expect(
-      TerminalConsole.outcomeLine(AlertOutcome.chosen(delete), of: alert)
+      TerminalConsole.outcomeLine(AlertOutcome.answered(delete), of: alert)
         == "Delete 3 notes?: tapped Delete")
     #expect(
       TerminalConsole.outcomeLine(AlertOutcome.dismissed, of: alert)
@@ -59,7 +60,7 @@ struct HostMappingTests {
         == "Delete 3 notes?: dropped (no host is installed)")
     let toast = Toast("Saved")
     #expect(
-      TerminalConsole.outcomeLine(ToastOutcome.chosen(.expired), of: toast) == "Saved: expired")
+      TerminalConsole.outcomeLine(ToastOutcome.answered(.expired), of: toast) == "Saved: expired")
   }
 
   @Test("An outcome line never carries control characters from the title")

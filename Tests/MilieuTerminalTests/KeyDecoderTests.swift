@@ -1,6 +1,7 @@
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 /// One key's bytes and what they decode to (after a final flush).
 struct KeyCase: Sendable, CustomTestStringConvertible {

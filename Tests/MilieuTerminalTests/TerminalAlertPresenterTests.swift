@@ -1,7 +1,8 @@
 import Milieu
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc
@@ -36,7 +37,7 @@ extension SerializedTerminalTests {
       #expect(host.current?.id == alert.id)
       #expect(terminal.waitFor("Your choice [1-2]: "))
       terminal.type("delete\n")
-      #expect(await outcome.first() == .chosen(try #require(alert.choice(at: 0))))
+      #expect(await outcome.first() == .answered(try #require(alert.tapOfButton(at: 0))))
       #expect(host.current == nil)
       #expect(
         terminal.finish() == """
@@ -55,7 +56,7 @@ extension SerializedTerminalTests {
       let host = AlertHost(presenter: TerminalAlertPresenter(terminal: terminal.presenter))
       let alert = deleteNotes()
       terminal.endInput()
-      #expect(await host.outcome(of: alert) == .chosen(try #require(alert.choice(at: 1))))
+      #expect(await host.outcome(of: alert) == .answered(try #require(alert.tapOfButton(at: 1))))
       _ = terminal.finish()
     }
 
@@ -117,7 +118,7 @@ extension SerializedTerminalTests {
       #expect(await oldOutcome.first() == .dropped(.replaced(by: new.id)))
       #expect(terminal.waitFor("New?"))
       terminal.type("yes\n")
-      #expect(await newOutcome.first() == .chosen(try #require(new.choice(at: 0))))
+      #expect(await newOutcome.first() == .answered(try #require(new.tapOfButton(at: 0))))
       #expect(
         terminal.finish() == """
           Old?
@@ -145,7 +146,7 @@ extension SerializedTerminalTests {
       let outcome = show(second, in: host)
       #expect(terminal.waitFor("Second?"))
       terminal.type("2\n")
-      #expect(await outcome.first() == .chosen(try #require(second.choice(at: 1))))
+      #expect(await outcome.first() == .answered(try #require(second.tapOfButton(at: 1))))
       _ = terminal.finish()
     }
 
@@ -201,7 +202,7 @@ extension SerializedTerminalTests {
     func failure() async {
       let issues = IssueCollector()
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: TerminalPresenter(input: -1, output: -1)))
+        presenter: TerminalAlertPresenter(terminal: Terminal(input: -1, output: -1)))
       let alert = question("Saved?")
       let outcome = await issues.node().withCurrent { await host.outcome(of: alert) }
       #expect(outcome == .dismissed)
@@ -213,7 +214,7 @@ extension SerializedTerminalTests {
     func failureWithHostileTitle() async {
       let issues = IssueCollector()
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: TerminalPresenter(input: -1, output: -1)))
+        presenter: TerminalAlertPresenter(terminal: Terminal(input: -1, output: -1)))
       let alert = question("\u{1B}]0;pwned\u{07}")
       _ = await issues.node().withCurrent { await host.outcome(of: alert) }
       #expect(issues.all.first?.message.contains("could not ask \"^[]0;pwned^G\"") == true)
@@ -225,8 +226,8 @@ extension SerializedTerminalTests {
 
   @Suite("TerminalAlertPresenter, interactive")
   struct TerminalAlertPresenterInteractiveTests {
-    private static func presenter(for terminal: PseudoTerminal) -> TerminalPresenter {
-      TerminalPresenter(
+    private static func presenter(for terminal: PseudoTerminal) -> Terminal {
+      Terminal(
         input: terminal.terminal, output: terminal.terminal, colorPolicy: .never,
         interruptBehavior: .returnInterrupted)
     }
@@ -245,7 +246,7 @@ extension SerializedTerminalTests {
       typeKeys("\t", into: terminal)
       #expect(output.waitFor("[ 1 Delete ]"))
       typeKeys("\r", into: terminal)
-      #expect(await outcome.first() == .chosen(try #require(alert.choice(at: 0))))
+      #expect(await outcome.first() == .answered(try #require(alert.tapOfButton(at: 0))))
       #expect(terminal.attributes().modeFlags == before.modeFlags)
     }
 
@@ -268,7 +269,7 @@ extension SerializedTerminalTests {
       #expect(output.waitFor("\r\u{1B}[4A\u{1B}[J\u{1B}[?25h"))
       #expect(output.waitFor("New?"))
       typeKeys("\u{1B}", into: terminal)
-      #expect(await newOutcome.first() == .chosen(try #require(new.choice(at: 1))))
+      #expect(await newOutcome.first() == .answered(try #require(new.tapOfButton(at: 1))))
       #expect(terminal.attributes().modeFlags == before.modeFlags)
     }
 
@@ -287,13 +288,13 @@ extension SerializedTerminalTests {
       #expect(output.waitFor("[ 2 Cancel ]"))
       TerminalConsole(output: errors).issueReporter.report(
         EnvironmentIssue("a title \"\u{1B}]0;pwned\u{07}\"", at: alert.callSite))
-      // Before: written raw, inside the box. Now the box (7 lines) is erased, the line written,
-      // neutralised, and the box drawn again below it.
+      // The box (7 lines) is erased, the line written, neutralised, and the box drawn again below
+      // it.
       #expect(
         output.waitFor(
           "\u{1B}[6A\u{1B}[Jwarning: \(alert.callSite): a title \"^[]0;pwned^G\"\r\r\n╭"))
       typeKeys("2", into: terminal)
-      #expect(await outcome.first() == .chosen(try #require(alert.choice(at: 1))))
+      #expect(await outcome.first() == .answered(try #require(alert.tapOfButton(at: 1))))
       #expect(!output.text.contains("\u{1B}]0;pwned"))
     }
 
@@ -314,9 +315,9 @@ extension SerializedTerminalTests {
       // terminal turns each line feed into a carriage return and a line feed.)
       #expect(
         output.waitFor("\u{1B}[6A\u{1B}[Jℹ Copied\r\r\n╭"))
-      #expect(await toast.first() == .chosen(.expired))
+      #expect(await toast.first() == .answered(.expired))
       typeKeys("2", into: terminal)
-      #expect(await outcome.first() == .chosen(try #require(alert.choice(at: 1))))
+      #expect(await outcome.first() == .answered(try #require(alert.tapOfButton(at: 1))))
     }
   }
 }

@@ -1,6 +1,7 @@
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc
@@ -115,7 +116,6 @@ extension SerializedTerminalTests {
 
     @Test("An uncommon errno is explained in the system's words")
     func uncommonErrno() {
-      // Before: "read failed: (errno 21)".
       #expect(
         "\(TerminalError(operation: "read", code: EISDIR))"
           == "read failed: is a directory (errno 21)")
@@ -153,7 +153,6 @@ extension SerializedTerminalTests {
 
     @Test("Each fatal signal restores the terminal, then reaches the program's handler")
     func fatalSignalsRestoreThenChain() async {
-      // Before: SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGABRT found the terminal still raw.
       let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
         let terminal = try PseudoTerminal()
         probedTerminal = terminal.terminal
@@ -176,7 +175,6 @@ extension SerializedTerminalTests {
 
     @Test("A runtime trap in another thread restores the terminal, then ends the process")
     func trapInAThreadRestores() async {
-      // Before: the process ended by SIGILL and left the terminal raw.
       let result = await #expect(
         processExitsWith: .signal(SIGILL), observing: [\.standardOutputContent]
       ) {

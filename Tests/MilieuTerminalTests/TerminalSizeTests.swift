@@ -1,6 +1,7 @@
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import MilieuAlerts
-import MilieuTerminal
 import Testing
+
+@testable import MilieuTerminal
 
 extension SerializedTerminalTests {
   @Suite("TerminalToastPresenter")
@@ -11,8 +12,8 @@ extension SerializedTerminalTests {
       let host = ToastHost(presenter: TerminalToastPresenter(terminal: terminal.presenter))
       let saved = show(Toast("Saved", style: .success, duration: .milliseconds(1)), in: host)
       let failed = show(Toast("Sync failed", style: .error, duration: .milliseconds(1)), in: host)
-      #expect(await saved.first() == .chosen(.expired))
-      #expect(await failed.first() == .chosen(.expired))
+      #expect(await saved.first() == .answered(.expired))
+      #expect(await failed.first() == .answered(.expired))
       #expect(terminal.finish() == "✔ Saved\n✖ Sync failed\n")
     }
   }

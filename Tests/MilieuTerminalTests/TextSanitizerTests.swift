@@ -1,6 +1,7 @@
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 @Suite("TextSanitizer")
 struct TextSanitizerTests {

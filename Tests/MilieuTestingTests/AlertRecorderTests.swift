@@ -7,8 +7,9 @@ import Testing
 @testable import MilieuTesting
 
 @Suite struct AlertRecorderTests {
-  /// Seed 001's helper test, as a Milieu test.
-  @Test func theSeedHelperTest() async throws {
+  /// A test checks the alert's title, message and buttons, taps a button by its title, and sees
+  /// the button's action ran.
+  @Test func checksAnAlertThenTapsAButtonByTitle() async throws {
     try await withAlertRecorder { alertHelper in
       let session = Session()
       session.expire()  // perform something that should trigger an alert
@@ -115,14 +116,14 @@ import Testing
     }
   }
 
-  /// Suspected in issue 16: `next` started its timer before registering as a waiter, so a timer
-  /// that fired in between found nobody to wake, and `next` then waited forever. With a clock
-  /// whose sleeps end at once, each time the timer starts the clock checks that the waiter is
-  /// registered; if it is not, it counts the fault and lets the waiter register before the timer
-  /// fires, so that the old order shows as a count rather than a hang.
+  /// `next` registers as a waiter before it starts its timer: a timer that fired in between
+  /// would find nobody to wake, and `next` would wait forever. With a clock whose sleeps end at
+  /// once, each time the timer starts the clock checks that the waiter is registered; if it is
+  /// not, it counts the fault and lets the waiter register before the timer fires, so that the
+  /// wrong order shows as a count rather than a hang.
   ///
-  /// `next` is awaited directly, leaving the second thread of a two-core pool idle: the old
-  /// order's timer then started before the waiter in most runs of 20,000 calls.
+  /// `next` is awaited directly, leaving the second thread of a two-core pool idle, where the
+  /// wrong order would show most often.
   @Test func theTimeoutStartsOnlyOnceNextIsWaiting() async {
     await withAlertRecorder { alerts in
       let early = Tally()

@@ -17,7 +17,7 @@ final class Session: Sendable {
 
   var isSigningIn: Bool { signingIn.load(ordering: .relaxed) }
 
-  /// The seed 001 scenario: an alert with a message, no cancel button, two other buttons.
+  /// Shows an alert with a message, no cancel button and two other buttons.
   func expire() {
     showAlert.wrappedValue(
       title: "Expected Title", message: "expected message",

@@ -5,7 +5,7 @@ import XCTest
 
 /// The recorder works from XCTest too; failures are recorded on the test case.
 final class AlertRecorderXCTests: XCTestCase {
-  func testSeedHelperFlowUnderXCTest() async throws {
+  func testChecksAnAlertThenTapsAButtonByTitleUnderXCTest() async throws {
     try await withAlertRecorder { alerts in
       let session = Session()
       session.expire()

@@ -1,5 +1,4 @@
 import Milieu
-import Synchronization
 import Testing
 
 /// A service that makes another one in a method, after its own `init`: the new one must read
@@ -85,7 +84,7 @@ import Testing
   }
 
   @Test func aServiceWithoutAnEnvironmentPropertyIsReportedAndTheBodyRunsInTheCurrentNode() {
-    let reported = Mutex<[EnvironmentIssue]>([])
+    let reported = Lock<[EnvironmentIssue]>([])
     let node = EnvironmentNode("app").child("tests") {
       $0.issueReporter = IssueReporter { issue in reported.withLock { $0.append(issue) } }
     }

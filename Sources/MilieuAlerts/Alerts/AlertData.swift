@@ -102,20 +102,13 @@ public struct AlertData: Presentable {
     buttons.first { $0.title == title }
   }
 
-  /// The choice of the button at a position.
+  /// The tap of the button at a position, to answer the alert with through
+  /// ``PresentationHost/answer(_:for:)``.
   ///
   /// - Parameter index: The button's position, from 0.
-  /// - Returns: The choice, or `nil` when there is no such button.
-  public func choice(at index: Int) -> AlertChoice? {
-    buttons.indices.contains(index) ? AlertChoice(buttons[index], at: index) : nil
-  }
-
-  /// The choice of one of the alert's buttons.
-  ///
-  /// - Parameter button: The button.
-  /// - Returns: The choice, or `nil` when the button is not one of this alert's.
-  public func choice(of button: AlertButton) -> AlertChoice? {
-    buttons.firstIndex { $0.id == button.id }.map { AlertChoice(buttons[$0], at: $0) }
+  /// - Returns: The tap, or `nil` when there is no such button.
+  public func tapOfButton(at index: Int) -> AlertTap? {
+    buttons.indices.contains(index) ? AlertTap(buttons[index], at: index) : nil
   }
 
   /// The same alert, with the same identities, whose buttons carry no actions: what a record of
@@ -136,22 +129,22 @@ public struct AlertData: Presentable {
   /// Alerts stay until they are answered.
   public var lifetime: Duration? { nil }
   /// Alerts do not expire.
-  public var expiryChoice: AlertChoice? { nil }
+  public var expiryAnswer: AlertTap? { nil }
 
-  /// Whether the choice is one of this alert's buttons, at its position.
+  /// Whether the tap is of one of this alert's buttons, at its position.
   ///
-  /// - Parameter choice: The choice.
+  /// - Parameter tap: The tap.
   /// - Returns: Whether it belongs to this alert.
-  public func isValid(_ choice: AlertChoice) -> Bool {
-    buttons.indices.contains(choice.index) && buttons[choice.index].id == choice.buttonID
+  public func isValid(_ tap: AlertTap) -> Bool {
+    buttons.indices.contains(tap.index) && buttons[tap.index].id == tap.buttonID
   }
 
   /// The tapped button's action, or the cancel button's for a dismissal.
   ///
-  /// - Parameter choice: The choice, or `nil` for a dismissal.
+  /// - Parameter tap: A tap that ``isValid(_:)`` accepted, or `nil` for a dismissal.
   /// - Returns: The action to run.
-  public func action(for choice: AlertChoice?) -> (@Sendable () async -> Void)? {
-    guard let choice else { return cancelButton?.action }
-    return isValid(choice) ? buttons[choice.index].action : nil
+  public func action(for tap: AlertTap?) -> (@Sendable () async -> Void)? {
+    guard let tap else { return cancelButton?.action }
+    return buttons[tap.index].action
   }
 }

@@ -68,7 +68,7 @@ extension PresentationHost where Item == AlertData {
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
   public func tap(_ button: AlertButton, of alert: AlertData) throws(PresentationError) {
-    try choose(choice(of: button, in: alert), for: alert)
+    try answer(tap(of: button, in: alert), for: alert)
   }
 
   /// Taps one of the current alert's buttons and waits for its action to finish.
@@ -85,16 +85,16 @@ extension PresentationHost where Item == AlertData {
   public func tapAndWait(
     _ button: AlertButton, of alert: AlertData
   ) async throws(PresentationError) {
-    try await chooseAndWait(choice(of: button, in: alert), for: alert)
+    try await answerAndWait(tap(of: button, in: alert), for: alert)
   }
 
-  private func choice(
+  private func tap(
     of button: AlertButton, in alert: AlertData
-  ) throws(PresentationError) -> AlertChoice {
-    guard let choice = alert.choice(of: button) else {
-      throw .invalidChoice("button \"\(button.title)\"", item: alert.id, title: alert.title)
+  ) throws(PresentationError) -> AlertTap {
+    guard let index = alert.buttons.firstIndex(where: { $0.id == button.id }) else {
+      throw .invalidAnswer("button \"\(button.title)\"", item: alert.id, title: alert.title)
     }
-    return choice
+    return AlertTap(alert.buttons[index], at: index)
   }
 }
 

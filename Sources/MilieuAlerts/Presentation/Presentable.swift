@@ -1,7 +1,7 @@
 /// Something a ``PresentationHost`` shows one at a time: an alert, a toast, a sheet.
 ///
 /// A host is generic over its item: ``AlertHost`` presents ``AlertData`` and ``ToastHost``
-/// presents ``Toast``. An item says how to answer it (its ``Choice``), which action an answer
+/// presents ``Toast``. An item says how to answer it (its ``Answer``), which action an answer
 /// runs, and whether it expires on its own.
 ///
 /// ```swift
@@ -11,18 +11,18 @@
 ///   var title: String { text }
 ///   var deduplicationKey: String? { text }
 ///   var lifetime: Duration? { .seconds(5) }
-///   var expiryChoice: Banner.Choice? { .expired }
-///   enum Choice: Sendable, Equatable, CustomStringConvertible {
+///   var expiryAnswer: Banner.Answer? { .expired }
+///   enum Answer: Sendable, Equatable, CustomStringConvertible {
 ///     case expired
 ///     var description: String { "expired" }
 ///   }
-///   func isValid(_ choice: Choice) -> Bool { true }
-///   func action(for choice: Choice?) -> (@Sendable () async -> Void)? { nil }
+///   func isValid(_ answer: Answer) -> Bool { true }
+///   func action(for answer: Answer?) -> (@Sendable () async -> Void)? { nil }
 /// }
 /// ```
 public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
   /// An answer to the item: the button tapped, or that it expired.
-  associatedtype Choice: Sendable, Equatable, CustomStringConvertible
+  associatedtype Answer: Sendable, Equatable, CustomStringConvertible
 
   /// The line that events and outcome reports show for the item.
   var title: String { get }
@@ -37,14 +37,16 @@ public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
   /// cannot time every `Duration`.
   var lifetime: Duration? { get }
 
-  /// The choice recorded when the item expires.
-  var expiryChoice: Choice? { get }
+  /// The answer recorded when the item expires.
+  var expiryAnswer: Answer? { get }
 
-  /// Whether a choice belongs to this item, such as a button the alert has.
-  func isValid(_ choice: Choice) -> Bool
+  /// Whether an answer belongs to this item, such as a tap on a button the alert has.
+  func isValid(_ answer: Answer) -> Bool
 
-  /// The action a choice runs, or the action of a dismissal when `choice` is `nil`.
-  func action(for choice: Choice?) -> (@Sendable () async -> Void)?
+  /// The action an answer runs, or the action of a dismissal when `answer` is `nil`.
+  ///
+  /// A host asks only for answers that ``isValid(_:)`` accepted.
+  func action(for answer: Answer?) -> (@Sendable () async -> Void)?
 }
 
 /// The longest lifetime a host times: 100 years of 365.25 days. Clocks cannot time every

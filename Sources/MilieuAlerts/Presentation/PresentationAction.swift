@@ -3,11 +3,11 @@ import Milieu
 /// The engine behind ``ShowAlertAction`` and ``ShowToastAction``: hands items to a host, or to
 /// a replacement in tests, and resolves each exactly once.
 package struct PresentationAction<Item: Presentable>: Sendable {
-  package typealias Outcome = PresentationOutcome<Item.Choice>
+  package typealias Outcome = PresentationOutcome<Item.Answer>
 
   /// Takes an item and a resolution; must resolve it, now or later (a resolution that goes away
   /// unresolved resolves as unanswered).
-  package let deliver: @Sendable (Item, Resolution<Item.Choice>?) -> Void
+  package let deliver: @Sendable (Item, Resolution<Item.Answer>?) -> Void
   /// Withdraws an item whose awaiting task was cancelled.
   package let withdraw: @Sendable (PresentationID) -> Void
   /// The node the action was read from through `@Environment`, if any: the action runs there,
@@ -28,7 +28,7 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   }
 
   package init(
-    deliver: @escaping @Sendable (Item, Resolution<Item.Choice>?) -> Void,
+    deliver: @escaping @Sendable (Item, Resolution<Item.Answer>?) -> Void,
     withdraw: @escaping @Sendable (PresentationID) -> Void = { _ in }
   ) {
     self.deliver = deliver
@@ -83,7 +83,7 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   }
 
   package func ask(_ item: Item) async -> Outcome {
-    await PresentationHost<Item>.awaitOutcome(of: item) { resolution in
+    await Resolution.awaitOutcome { resolution in
       PresentationAsking.$isAsking.withValue(true) {
         inNode { deliver(item, resolution) }
       }

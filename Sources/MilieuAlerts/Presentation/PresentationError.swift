@@ -10,8 +10,8 @@
 public enum PresentationError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The item is not the one the host shows: it was already answered, replaced, or never shown.
   case notCurrent(PresentationID, title: String, current: PresentationID?)
-  /// The choice does not belong to the item, such as a button the alert does not have.
-  case invalidChoice(String, item: PresentationID, title: String)
+  /// The answer does not belong to the item, such as a button the alert does not have.
+  case invalidAnswer(String, item: PresentationID, title: String)
 
   /// The reason, with what to do about it.
   public var description: String {
@@ -21,9 +21,9 @@ public enum PresentationError: Error, Sendable, Equatable, CustomStringConvertib
       return
         "\(id) \"\(title)\" is not the one shown (\(shown)); it was already answered, "
         + "replaced or withdrawn, so the answer changes nothing. Answer the host's current item."
-    case .invalidChoice(let choice, let id, let title):
+    case .invalidAnswer(let answer, let id, let title):
       return
-        "\(id) \"\(title)\" has no \(choice); the answer changes nothing. "
+        "\(id) \"\(title)\" has no \(answer); the answer changes nothing. "
         + "Answer with one of the item's own buttons."
     }
   }

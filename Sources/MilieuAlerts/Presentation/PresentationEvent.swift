@@ -11,9 +11,9 @@ public enum PresentationEvent<Item: Presentable>: Sendable {
   case enqueued(Item)
   /// The item is now the one shown.
   case presented(Item)
-  /// The item was answered with a choice: for an alert, a button was tapped.
-  case chosen(Item, Item.Choice)
-  /// The item was dismissed without a choice.
+  /// The item was answered: for an alert, a button was tapped.
+  case answered(Item, Item.Answer)
+  /// The item was dismissed without an answer.
   case dismissed(Item)
   /// The item was dropped for the reason given.
   case dropped(Item, DropReason)
@@ -21,7 +21,7 @@ public enum PresentationEvent<Item: Presentable>: Sendable {
   /// The item the event is about.
   public var item: Item {
     switch self {
-    case .enqueued(let item), .presented(let item), .chosen(let item, _), .dismissed(let item),
+    case .enqueued(let item), .presented(let item), .answered(let item, _), .dismissed(let item),
       .dropped(let item, _):
       item
     }

@@ -4,17 +4,17 @@
 ///
 /// ```swift
 /// switch await showAlert.ask(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()]) {
-/// case .chosen(let button) where button.role == .destructive: deleteNotes()
-/// case .chosen, .dismissed: break
+/// case .answered(let button) where button.role == .destructive: deleteNotes()
+/// case .answered, .dismissed: break
 /// case .dropped(let reason): log("not shown: \(reason)")
 /// }
 /// ```
-public enum PresentationOutcome<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable,
+public enum PresentationOutcome<Answer: Sendable & Equatable & CustomStringConvertible>: Sendable,
   Equatable, CustomStringConvertible
 {
   /// The user, or the item's expiry, chose an answer: for an alert, the button tapped.
-  case chosen(Choice)
-  /// The item was dismissed without a choice; for an alert this runs the cancel button's
+  case answered(Answer)
+  /// The item was dismissed without an answer; for an alert this runs the cancel button's
   /// action.
   case dismissed
   /// The item was never answered, for the reason given.
@@ -23,7 +23,7 @@ public enum PresentationOutcome<Choice: Sendable & Equatable & CustomStringConve
   /// `tapped Delete`, `dismissed`, or `dropped (no host is installed)`.
   public var description: String {
     switch self {
-    case .chosen(let choice): choice.description
+    case .answered(let answer): answer.description
     case .dismissed: "dismissed"
     case .dropped(let reason): "dropped (\(reason))"
     }

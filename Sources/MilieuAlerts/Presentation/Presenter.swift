@@ -2,10 +2,11 @@
 ///
 /// A host calls ``present(_:in:)`` when an item becomes the one shown and ``withdraw(_:from:)``
 /// when it goes away without the presenter answering (replaced, cancelled). The presenter
-/// answers by calling the host: ``PresentationHost/choose(_:for:)`` or
+/// answers by calling the host: ``PresentationHost/answer(_:for:)`` or
 /// ``PresentationHost/dismiss(_:)-(Item)``, or for alerts ``PresentationHost/tap(_:of:)``, now or
 /// later, from any thread. The host never holds a lock while it calls its presenter, so a
-/// presenter may answer from inside ``present(_:in:)``.
+/// presenter may answer from inside ``present(_:in:)``. A presenter reports its problems with an
+/// item to ``PresentationHost/issueReporter(for:)``.
 ///
 /// ```swift
 /// struct TapFirstButton: Presenter {

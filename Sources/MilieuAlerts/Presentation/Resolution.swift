@@ -9,8 +9,8 @@ import Milieu
 /// Once a host has accepted an answer (``markAnswered()``), the outcome is that answer, delivered
 /// when its action has finished: a cancellation that comes meanwhile (``cancel()``) no longer
 /// turns it into a drop.
-package final class Resolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
-  package typealias Completion = @Sendable (PresentationOutcome<Choice>) -> Void
+package final class Resolution<Answer: Sendable & Equatable & CustomStringConvertible>: Sendable {
+  package typealias Completion = @Sendable (PresentationOutcome<Answer>) -> Void
 
   private struct State {
     var completion: Completion?
@@ -27,7 +27,7 @@ package final class Resolution<Choice: Sendable & Equatable & CustomStringConver
   ///
   /// - Returns: Whether this call delivered it.
   @discardableResult
-  package func resolve(_ outcome: PresentationOutcome<Choice>) -> Bool {
+  package func resolve(_ outcome: PresentationOutcome<Answer>) -> Bool {
     guard let completion = state.withLock({ $0.completion.take() }) else { return false }
     completion(outcome)
     return true
@@ -65,19 +65,46 @@ package final class Resolution<Choice: Sendable & Equatable & CustomStringConver
   }
 }
 
+extension Resolution {
+  /// Waits for the outcome of an item that `deliver` hands, with a new resolution, to whatever
+  /// answers it; cancelling the waiting task withdraws the item through `withdraw`.
+  static func awaitOutcome(
+    deliver: (Resolution<Answer>) -> Void, withdraw: @escaping @Sendable () -> Void
+  ) async -> PresentationOutcome<Answer> {
+    // Weak: whoever handles the item owns the resolution, so that if it lets the resolution go
+    // unanswered, the resolution's deinit resumes the continuation.
+    let box = WeakResolution<Answer>()
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let resolution = Resolution { continuation.resume(returning: $0) }
+        box.set(resolution)
+        deliver(resolution)
+        // Withdrawn only while this showing is unresolved: a showing already answered keeps its
+        // answer, and one dropped (a duplicate of a value still shown) must not withdraw the
+        // showing it duplicates, which has the same identity.
+        if Task.isCancelled, resolution.cancel() {
+          withdraw()
+        }
+      }
+    } onCancel: {
+      if box.get()?.cancel() == true { withdraw() }
+    }
+  }
+}
+
 /// A weak, thread-safe reference to a resolution.
-final class WeakResolution<Choice: Sendable & Equatable & CustomStringConvertible>: Sendable {
+final class WeakResolution<Answer: Sendable & Equatable & CustomStringConvertible>: Sendable {
   private let reference = Lock(Reference())
 
   private struct Reference: Sendable {
-    weak var resolution: Resolution<Choice>?
+    weak var resolution: Resolution<Answer>?
   }
 
-  func set(_ resolution: Resolution<Choice>) {
+  func set(_ resolution: Resolution<Answer>) {
     reference.withLock { $0.resolution = resolution }
   }
 
-  func get() -> Resolution<Choice>? {
+  func get() -> Resolution<Answer>? {
     reference.withLock { $0.resolution }
   }
 }

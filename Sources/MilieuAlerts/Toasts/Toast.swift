@@ -123,19 +123,19 @@ public struct Toast: Presentable, CallSiteProviding {
   /// A toast lasts its ``duration``; a toast shown ``forever`` has no lifetime.
   public var lifetime: Duration? { duration < Self.forever ? duration : nil }
   /// A toast ends as ``Ending/expired``.
-  public var expiryChoice: Ending? { .expired }
+  public var expiryAnswer: Ending? { .expired }
 
   /// Every ending belongs to every toast.
   ///
-  /// - Parameter choice: The ending.
+  /// - Parameter answer: The ending.
   /// - Returns: `true`.
-  public func isValid(_ choice: Ending) -> Bool { true }
+  public func isValid(_ answer: Ending) -> Bool { true }
 
   /// Toasts run no action.
   ///
-  /// - Parameter choice: The ending.
+  /// - Parameter answer: The ending.
   /// - Returns: `nil`.
-  public func action(for choice: Ending?) -> (@Sendable () async -> Void)? { nil }
+  public func action(for answer: Ending?) -> (@Sendable () async -> Void)? { nil }
 }
 
 /// The host that shows toasts one after the other, each for its duration.

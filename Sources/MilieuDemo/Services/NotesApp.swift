@@ -21,7 +21,7 @@ struct NotesApp {
   let toastHost: ToastHost
   let library: LibraryService
 
-  init(terminal: TerminalPresenter) {
+  init(terminal: Terminal) {
     // Below the process-wide root, so that what the process sets there — the issue
     // reporter — reaches the app too.
     root = EnvironmentNode.root.child("app")
@@ -90,8 +90,8 @@ struct NotesApp {
     var lines: [String] = []
     for await event in events {
       switch event {
-      case .chosen(let toast, let ending):
-        lines.append(TerminalConsole.outcomeLine(ToastOutcome.chosen(ending), of: toast))
+      case .answered(let toast, let ending):
+        lines.append(TerminalConsole.outcomeLine(ToastOutcome.answered(ending), of: toast))
       case .dismissed(let toast):
         lines.append(TerminalConsole.outcomeLine(ToastOutcome.dismissed, of: toast))
       case .dropped(let toast, let reason):

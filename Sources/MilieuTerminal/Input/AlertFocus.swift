@@ -14,48 +14,29 @@
 /// | Ctrl-C | interrupt |
 ///
 /// Choosing a button also focuses it, so a final redraw shows what was chosen.
-///
-/// ```swift
-/// var focus = AlertFocus(alert: alert)
-/// for key in decoder.decode(bytes) {
-///   if case .choose(let index) = focus.handle(key) { return index }
-/// }
-/// ```
-public struct AlertFocus: Hashable, Sendable {
+struct AlertFocus: Hashable, Sendable {
   /// The index in ``TerminalAlert/buttons`` of the focused button, or `nil` if none is focused.
   ///
   /// Pass it to ``AlertRenderer/render(_:width:color:focusedButton:)`` to draw the focus.
-  ///
-  /// ```swift
-  /// let lines = renderer.render(alert, width: 80, color: true, focusedButton: focus.focusedButton)
-  /// ```
-  public private(set) var focusedButton: Int?
+  private(set) var focusedButton: Int?
 
   private let displayOrder: [Int]
   private let cancelButtonIndex: Int?
 
   /// Creates the focus state for `alert`, focused on ``TerminalAlert/initialFocus``.
   ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert)
-  /// ```
-  ///
   /// - Parameter alert: The alert on screen.
-  public init(alert: TerminalAlert) {
+  init(alert: TerminalAlert) {
     self.init(alert: alert, focusedButton: alert.initialFocus)
   }
 
   /// Creates the focus state for `alert`, focused on a button of your choice.
   ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert, focusedButton: 0)
-  /// ```
-  ///
   /// - Parameters:
   ///   - alert: The alert on screen.
   ///   - focusedButton: The index in ``TerminalAlert/buttons`` to focus first. `nil` or an index
   ///     out of range focuses nothing until the first move.
-  public init(alert: TerminalAlert, focusedButton: Int?) {
+  init(alert: TerminalAlert, focusedButton: Int?) {
     displayOrder = alert.displayOrder
     cancelButtonIndex = alert.cancelButtonIndex
     self.focusedButton = focusedButton.flatMap { alert.buttons.indices.contains($0) ? $0 : nil }
@@ -63,15 +44,9 @@ public struct AlertFocus: Hashable, Sendable {
 
   /// Applies one key and says what it does.
   ///
-  /// ```swift
-  /// var focus = AlertFocus(alert: alert)
-  /// focus.handle(.tab)    // .moveFocus(to: …)
-  /// focus.handle(.enter)  // .choose(…)
-  /// ```
-  ///
   /// - Parameter key: The key pressed.
   /// - Returns: The action to take.
-  public mutating func handle(_ key: Key) -> KeyAction {
+  mutating func handle(_ key: Key) -> KeyAction {
     switch key {
     case .right, .tab, .down:
       return move(by: 1)
@@ -79,12 +54,12 @@ public struct AlertFocus: Hashable, Sendable {
       return move(by: -1)
     case .enter:
       if displayOrder.isEmpty { return .dismiss }
-      return focusedButton.map { .choose($0) } ?? .none
+      return focusedButton.map { .tap($0) } ?? .none
     case .digit(let number):
       guard displayOrder.indices.contains(number - 1) else { return .none }
-      return choose(displayOrder[number - 1])
+      return tap(displayOrder[number - 1])
     case .escape, .endOfInput:
-      return cancelButtonIndex.map { choose($0) } ?? .dismiss
+      return cancelButtonIndex.map { tap($0) } ?? .dismiss
     case .interrupt:
       return .interrupt
     case .other, .unknown:
@@ -92,9 +67,9 @@ public struct AlertFocus: Hashable, Sendable {
     }
   }
 
-  private mutating func choose(_ index: Int) -> KeyAction {
+  private mutating func tap(_ index: Int) -> KeyAction {
     focusedButton = index
-    return .choose(index)
+    return .tap(index)
   }
 
   private mutating func move(by step: Int) -> KeyAction {

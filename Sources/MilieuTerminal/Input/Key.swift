@@ -3,15 +3,7 @@
 /// Everything the presenter has no use for decodes as ``other`` (one printable character, one
 /// UTF-8 encoded scalar, an Alt-modified key or an unused control byte) or ``unknown`` (an escape
 /// sequence that names no key here, or one cut off or too long).
-///
-/// ```swift
-/// switch key {
-/// case .digit(let number): print("chose button \(number)")
-/// case .escape: print("cancelled")
-/// default: break
-/// }
-/// ```
-public enum Key: Hashable, Sendable {
+enum Key: Hashable, Sendable {
   /// ← (`ESC [ D` or `ESC O D`, with or without modifier parameters).
   case left
   /// → (`ESC [ C` or `ESC O C`).

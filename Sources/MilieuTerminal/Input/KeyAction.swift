@@ -1,24 +1,14 @@
 /// What a key press does to an alert on screen, as decided by ``AlertFocus``.
 ///
 /// Button indices are indices into ``TerminalAlert/buttons``.
-///
-/// ```swift
-/// switch focus.handle(key) {
-/// case .choose(let index): return .button(index)
-/// case .moveFocus: redraw()
-/// case .dismiss: return .dismissed
-/// case .interrupt: return .interrupted
-/// case .none: break
-/// }
-/// ```
-public enum KeyAction: Hashable, Sendable {
+enum KeyAction: Hashable, Sendable {
   /// The key does nothing here.
   case none
   /// Focus moved to the button at this index; redraw.
   case moveFocus(to: Int)
   /// The user chose the button at this index — by Enter, by its digit, or, for the cancel
   /// button, by Esc or end of input.
-  case choose(Int)
+  case tap(Int)
   /// The user backed out of an alert that has no cancel button.
   case dismiss
   /// The user pressed Ctrl-C.

@@ -30,24 +30,12 @@
 /// - ESC followed by a printable byte (how terminals send Alt-key) is one ``Key/other``.
 ///
 /// The decoder keeps at most a few integers of state, whatever the input.
-///
-/// ```swift
-/// var decoder = KeyDecoder()
-/// decoder.decode([0x1B, 0x5B])  // []: waiting for the rest
-/// decoder.decode([0x43])        // [.right]
-/// decoder.decode([0x1B])        // []
-/// decoder.flush()               // [.escape]
-/// ```
-public struct KeyDecoder: Sendable, Hashable {
+struct KeyDecoder: Sendable, Hashable {
   /// How many parameter and intermediate bytes an escape sequence may hold before it is
   /// reported as ``Key/unknown`` and the rest of it discarded.
   ///
   /// Real keys use at most a handful (`ESC [ 1 ; 5 C`); 16 leaves room for any of them.
-  ///
-  /// ```swift
-  /// let cap = KeyDecoder.maximumSequenceLength  // 16
-  /// ```
-  public static let maximumSequenceLength = 16
+  static let maximumSequenceLength = 16
 
   private enum State: Sendable, Hashable {
     case ground
@@ -61,32 +49,20 @@ public struct KeyDecoder: Sendable, Hashable {
   private var skipsLineFeed = false
 
   /// Creates a decoder with nothing pending.
-  ///
-  /// ```swift
-  /// var decoder = KeyDecoder()
-  /// ```
-  public init() {}
+  init() {}
 
   /// Whether part of a key is waiting for more bytes — the moment to start the stall timer that
   /// ends in ``flush()``.
-  ///
-  /// ```swift
-  /// let timeout = decoder.hasPendingInput ? 50 : 250  // milliseconds
-  /// ```
-  public var hasPendingInput: Bool {
+  var hasPendingInput: Bool {
     state != .ground
   }
 
   /// Decodes the next bytes of input, keeping an incomplete key for the next call.
   ///
-  /// ```swift
-  /// let keys = decoder.decode(bytesJustRead)
-  /// ```
-  ///
   /// - Parameter bytes: Bytes in the order they were read; any values at all.
   /// - Returns: The keys completed by these bytes, in order.
   /// - Complexity: O(*n*) in the number of bytes.
-  public mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
+  mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
     var keys: [Key] = []
     for byte in bytes { feed(byte, into: &keys) }
     return keys
@@ -97,12 +73,8 @@ public struct KeyDecoder: Sendable, Hashable {
   /// A lone ESC becomes ``Key/escape``; an unfinished escape sequence becomes ``Key/unknown``; an
   /// unfinished UTF-8 character becomes ``Key/other``. Afterwards nothing is pending.
   ///
-  /// ```swift
-  /// if pollTimedOut { keys += decoder.flush() }
-  /// ```
-  ///
   /// - Returns: At most one key.
-  public mutating func flush() -> [Key] {
+  mutating func flush() -> [Key] {
     defer {
       state = .ground
       skipsLineFeed = false

@@ -8,13 +8,7 @@
 /// 3. anything else — ``invalid(message:)`` with a message that lists the valid answers.
 ///
 /// An alert without buttons is dismissed by any line.
-///
-/// ```swift
-/// LineAnswer.parse(" delete ", for: alert)  // .button(0)
-/// LineAnswer.parse("7", for: alert)
-/// // .invalid(message: "Please answer with a number from 1 to 2 or one of: Delete, Cancel.")
-/// ```
-public enum LineAnswer: Hashable, Sendable {
+enum LineAnswer: Hashable, Sendable {
   /// The line names the button at this index in ``TerminalAlert/buttons``.
   case button(Int)
   /// The alert has no buttons; the line dismisses it.
@@ -24,19 +18,11 @@ public enum LineAnswer: Hashable, Sendable {
 
   /// Interprets `line` as an answer to `alert`.
   ///
-  /// ```swift
-  /// switch LineAnswer.parse(line, for: alert) {
-  /// case .button(let index): return .button(index)
-  /// case .dismiss: return .dismissed
-  /// case .invalid(let message): print(message)
-  /// }
-  /// ```
-  ///
   /// - Parameters:
   ///   - line: One line of input, with or without its line terminator.
   ///   - alert: The alert being answered.
   /// - Returns: The button named, ``dismiss`` for an alert without buttons, or ``invalid(message:)``.
-  public static func parse(_ line: String, for alert: TerminalAlert) -> LineAnswer {
+  static func parse(_ line: String, for alert: TerminalAlert) -> LineAnswer {
     let order = alert.displayOrder
     guard !order.isEmpty else { return .dismiss }
     let answer = trimmed(line)

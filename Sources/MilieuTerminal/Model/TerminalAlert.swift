@@ -21,37 +21,20 @@ public struct TerminalAlert: Sendable, Hashable {
   /// The alert's title, shown in bold when colour is on.
   ///
   /// Line breaks in it become spaces; control characters are shown neutralised.
-  ///
-  /// ```swift
-  /// var alert = TerminalAlert(title: "Delete?", buttons: [])
-  /// alert.title = "Delete 3 notes?"
-  /// ```
   public var title: String
 
   /// The alert's message, wrapped to the terminal's width; newlines in it are line breaks.
   ///
   /// `nil` and the empty string both draw no message.
-  ///
-  /// ```swift
-  /// alert.message = "This cannot be undone."
-  /// ```
   public var message: String?
 
   /// The buttons, in the order the caller gave them.
   ///
   /// Every index the presenter reports is an index into this array. An alert without buttons has
   /// nothing to choose: Enter, Esc and end of input dismiss it.
-  ///
-  /// ```swift
-  /// alert.buttons.append(TerminalButton("Cancel", role: .cancel))
-  /// ```
   public var buttons: [TerminalButton]
 
   /// Creates an alert.
-  ///
-  /// ```swift
-  /// let alert = TerminalAlert(title: "Saved", buttons: [TerminalButton("OK", role: .cancel)])
-  /// ```
   ///
   /// - Parameters:
   ///   - title: The title. Control characters and escape sequences are shown neutralised.
@@ -68,11 +51,6 @@ public struct TerminalAlert: Sendable, Hashable {
   /// Every non-cancel button keeps its relative order; cancel buttons follow, so the cancel
   /// button is last.
   ///
-  /// ```swift
-  /// let order = alert.displayOrder
-  /// let firstShown = alert.buttons[order[0]]
-  /// ```
-  ///
   /// - Complexity: O(*n*) in the number of buttons.
   public var displayOrder: [Int] {
     let indices = buttons.indices
@@ -85,10 +63,6 @@ public struct TerminalAlert: Sendable, Hashable {
   /// The index in ``buttons`` of the first cancel button, if there is one.
   ///
   /// Esc and end of input choose this button; with no cancel button they dismiss the alert.
-  ///
-  /// ```swift
-  /// if let cancel = alert.cancelButtonIndex { print(alert.buttons[cancel].title) }
-  /// ```
   public var cancelButtonIndex: Int? {
     buttons.firstIndex { $0.role == .cancel }
   }
@@ -99,10 +73,6 @@ public struct TerminalAlert: Sendable, Hashable {
   /// button. `nil` when every button is destructive (or there are none): then nothing is
   /// focused, and a bare Enter does nothing until a digit chooses a button or an arrow moves
   /// the focus, so that a bare Enter never destroys anything.
-  ///
-  /// ```swift
-  /// let focus = alert.initialFocus  // the Cancel button of "Delete / Cancel"
-  /// ```
   public var initialFocus: Int? {
     buttons.firstIndex { $0.role == .default } ?? cancelButtonIndex
   }

@@ -10,10 +10,6 @@
 /// ```
 public struct TerminalButton: Sendable, Hashable {
   /// How a button is drawn and whether Esc chooses it.
-  ///
-  /// ```swift
-  /// let role: TerminalButton.Role = .destructive
-  /// ```
   public enum Role: Sendable, Hashable, CaseIterable {
     /// An ordinary choice, drawn without emphasis.
     case `default`
@@ -25,29 +21,16 @@ public struct TerminalButton: Sendable, Hashable {
 
   /// The title as the caller gave it.
   ///
-  /// It is neutralised for display by ``TextSanitizer``, and matched case-insensitively when the
+  /// It is neutralised for display (control characters and escape sequences made visible), and matched case-insensitively when the
   /// user types it in plain mode.
-  ///
-  /// ```swift
-  /// let button = TerminalButton("Delete", role: .destructive)
-  /// print(button.title)  // "Delete"
-  /// ```
   public var title: String
 
   /// The button's role.
   ///
   /// It decides the button's colour, whether it is set apart at the end, and whether Esc chooses it.
-  ///
-  /// ```swift
-  /// if button.role == .cancel { print("Esc chooses \(button.title)") }
-  /// ```
   public var role: Role
 
   /// Creates a button.
-  ///
-  /// ```swift
-  /// let retry = TerminalButton("Retry")
-  /// ```
   ///
   /// - Parameters:
   ///   - title: The text on the button. Control characters are shown neutralised.

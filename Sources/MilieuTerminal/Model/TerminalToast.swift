@@ -1,6 +1,6 @@
 /// A short, one-line notice drawn in the terminal: a message and a style.
 ///
-/// Toasts never take input. ``ToastRenderer`` draws one as a single line that starts with the
+/// Toasts never take input. One is drawn as a single line that starts with the
 /// style's symbol and is cut to the terminal's width.
 ///
 /// ```swift
@@ -8,10 +8,6 @@
 /// ```
 public struct TerminalToast: Sendable, Hashable {
   /// The look of a toast: its symbol and, when colour is on, its colour.
-  ///
-  /// ```swift
-  /// let style: TerminalToast.Style = .warning
-  /// ```
   public enum Style: Sendable, Hashable, CaseIterable {
     /// Neutral information: `ℹ`, blue.
     case info
@@ -26,25 +22,12 @@ public struct TerminalToast: Sendable, Hashable {
   /// The message.
   ///
   /// Line breaks and control characters are shown neutralised on one line.
-  ///
-  /// ```swift
-  /// var toast = TerminalToast("Saving…")
-  /// toast.message = "Saved"
-  /// ```
   public var message: String
 
   /// The toast's style, which picks its symbol and colour.
-  ///
-  /// ```swift
-  /// toast.style = .success
-  /// ```
   public var style: Style
 
   /// Creates a toast.
-  ///
-  /// ```swift
-  /// let toast = TerminalToast("Connection lost", style: .error)
-  /// ```
   ///
   /// - Parameters:
   ///   - message: The text to show.

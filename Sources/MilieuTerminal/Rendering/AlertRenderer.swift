@@ -2,7 +2,7 @@
 /// pipes.
 ///
 /// Rendering is a pure function of its inputs — alert, width, colour, focus — so its output can
-/// be compared with golden files. All text from the alert goes through ``TextSanitizer`` first;
+/// be compared with golden files. All text from the alert is neutralised first (control characters and escape sequences made visible);
 /// the only escape sequences in the output are the renderer's own styles, and only when `color`
 /// is `true`.
 ///
@@ -38,27 +38,14 @@ public struct AlertRenderer: Sendable {
   /// The narrowest box drawn, in columns; smaller widths are raised to it.
   ///
   /// At this width a button fits with a few characters of its title.
-  ///
-  /// ```swift
-  /// let width = max(terminalWidth, AlertRenderer.minimumWidth)
-  /// ```
   public static let minimumWidth = 16
 
   /// The widest box drawn, in columns, however wide the terminal; at least ``minimumWidth``.
   ///
   /// Keeps long messages readable on wide terminals.
-  ///
-  /// ```swift
-  /// var renderer = AlertRenderer()
-  /// renderer.maximumWidth = 100
-  /// ```
   public var maximumWidth: Int
 
   /// Creates a renderer.
-  ///
-  /// ```swift
-  /// let renderer = AlertRenderer(maximumWidth: 60)
-  /// ```
   ///
   /// - Parameter maximumWidth: The widest box to draw; 72 columns unless given. Values below
   ///   ``minimumWidth`` are raised to it.

@@ -10,31 +10,18 @@
 ///
 /// Only the symbol is coloured. The message is neutralised by ``TextSanitizer`` onto one line,
 /// then cut with `…` so that the whole line fits in `width` columns (raised to at least 4).
-///
-/// ```swift
-/// let line = ToastRenderer.render(TerminalToast("Saved", style: .success), width: 80, color: false)
-/// // "✔ Saved"
-/// ```
-public enum ToastRenderer {
+enum ToastRenderer {
   /// The narrowest line drawn, in columns: the symbol, a space and two more columns.
-  ///
-  /// ```swift
-  /// let line = ToastRenderer.render(toast, width: 0, color: false)  // 4 columns wide
-  /// ```
-  public static let minimumWidth = 4
+  static let minimumWidth = 4
 
   /// Draws `toast` as a single line without a line terminator.
-  ///
-  /// ```swift
-  /// print(ToastRenderer.render(toast, width: 40, color: true))
-  /// ```
   ///
   /// - Parameters:
   ///   - toast: The toast to draw.
   ///   - width: The terminal's width in columns; raised to ``minimumWidth``.
   ///   - color: Whether to colour the symbol.
   /// - Returns: The line, at most `width` columns wide.
-  public static func render(_ toast: TerminalToast, width: Int, color: Bool) -> String {
+  static func render(_ toast: TerminalToast, width: Int, color: Bool) -> String {
     let (symbol, style): (String, ANSIStyle) =
       switch toast.style {
       case .info: ("ℹ", .blue)

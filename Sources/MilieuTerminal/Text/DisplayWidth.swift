@@ -19,26 +19,13 @@
 ///
 /// Terminals differ on ambiguous-width characters (`⚠`, `…`, box drawing); this type counts
 /// them as 1, which is what most terminals in Western locales do.
-///
-/// ```swift
-/// DisplayWidth.columns(of: "abc")    // 3
-/// DisplayWidth.columns(of: "日本")    // 4
-/// DisplayWidth.columns(of: "e\u{301}") // 1
-/// DisplayWidth.columns(of: "👍🏽")     // 2
-/// DisplayWidth.columns(of: "a\u{1F3FD}") // 3
-/// ```
-public enum DisplayWidth {
+enum DisplayWidth {
   /// The number of columns one grapheme cluster occupies: 0, 1 or 2, plus 2 for each emoji
   /// modifier that follows no emoji modifier base.
   ///
-  /// ```swift
-  /// let width = DisplayWidth.columns(of: Character("界"))  // 2
-  /// let toned = DisplayWidth.columns(of: Character("a\u{1F3FD}"))  // 3
-  /// ```
-  ///
   /// - Parameter character: The grapheme cluster to measure.
   /// - Returns: 0, 1 or 2, or more when the cluster holds emoji modifiers drawn on their own.
-  public static func columns(of character: Character) -> Int {
+  static func columns(of character: Character) -> Int {
     var widest = 0
     var swatches = 0
     var previousIsEmoji = false
@@ -69,14 +56,10 @@ public enum DisplayWidth {
   ///
   /// Escape sequences are not recognised: measure text before adding colour to it.
   ///
-  /// ```swift
-  /// let width = DisplayWidth.columns(of: "Delete 3 notes?")  // 15
-  /// ```
-  ///
   /// - Parameter text: The text to measure.
   /// - Returns: The total width in columns.
   /// - Complexity: O(*n*) in the length of `text`.
-  public static func columns(of text: some StringProtocol) -> Int {
+  static func columns(of text: some StringProtocol) -> Int {
     var total = 0
     for character in text { total += columns(of: character) }
     return total

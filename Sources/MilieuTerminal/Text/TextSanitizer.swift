@@ -21,18 +21,9 @@ import MilieuAlerts
 /// Only the introducing ESC is rewritten; the rest of a sequence is ordinary printable text and
 /// stays as it is, so `"\u{1B}[31mred"` shows as `^[[31mred`. Everything else, including emoji
 /// and combining marks, passes through unchanged.
-///
-/// ```swift
-/// TextSanitizer.sanitize("\u{1B}[2JHi", mode: .singleLine)  // "^[[2JHi"
-/// TextSanitizer.sanitize("one\r\ntwo", mode: .multiline)    // "one\ntwo"
-/// ```
-public enum TextSanitizer {
+enum TextSanitizer {
   /// Whether line breaks survive sanitising.
-  ///
-  /// ```swift
-  /// let mode: TextSanitizer.Mode = .multiline
-  /// ```
-  public enum Mode: Sendable, Hashable {
+  enum Mode: Sendable, Hashable {
     /// Every line break becomes a space: titles, buttons, toasts.
     case singleLine
     /// Every line break becomes `\n`: messages, which are then wrapped paragraph by paragraph.
@@ -45,28 +36,20 @@ public enum TextSanitizer {
   /// The result never contains a scalar below U+0020 other than `\n` (and `\n` only in
   /// ``Mode/multiline``), never DEL, never a C1 control and never a bidi control.
   ///
-  /// ```swift
-  /// let safe = TextSanitizer.sanitize(untrustedTitle, mode: .singleLine)
-  /// ```
-  ///
   /// - Parameters:
   ///   - text: Untrusted text.
   ///   - mode: Whether line breaks are kept as `\n`.
   /// - Returns: Text that is safe to write to a terminal.
   /// - Complexity: O(*n*) in the number of Unicode scalars.
-  public static func sanitize(_ text: String, mode: Mode) -> String {
+  static func sanitize(_ text: String, mode: Mode) -> String {
     DiagnosticText.neutralised(text, lineBreak: mode == .multiline ? "\n" : " ")
   }
 
   /// Whether `scalar` is one the sanitizer rewrites (a tab or line break included).
   ///
-  /// ```swift
-  /// TextSanitizer.needsNeutralising("\u{202E}")  // true
-  /// ```
-  ///
   /// - Parameter scalar: The scalar to test.
   /// - Returns: `true` if ``sanitize(_:mode:)`` never lets `scalar` through unchanged.
-  public static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
+  static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
     DiagnosticText.needsNeutralising(scalar)
   }
 }

@@ -8,13 +8,7 @@
 ///
 /// The wrapper does not neutralise control characters: pass text through ``TextSanitizer``
 /// first.
-///
-/// ```swift
-/// TextWrapper.wrap("The notes will be removed.", width: 12)
-/// // ["The notes", "will be", "removed."]
-/// TextWrapper.truncate("Delete everything", width: 10)  // "Delete ev…"
-/// ```
-public enum TextWrapper {
+enum TextWrapper {
   /// Wraps `text` into lines no wider than `width` columns.
   ///
   /// A single grapheme cluster wider than `width` (a wide character when `width` is 1, or a
@@ -22,16 +16,12 @@ public enum TextWrapper {
   /// which is then wider than `width`; every other line fits. A `width` below 1 is treated as 1.
   /// The result always has at least one line.
   ///
-  /// ```swift
-  /// let lines = TextWrapper.wrap(message, width: 40)
-  /// ```
-  ///
   /// - Parameters:
   ///   - text: The text to wrap, already sanitized.
   ///   - width: The largest number of columns per line.
   /// - Returns: The lines, without line terminators.
   /// - Complexity: O(*n*) in the length of `text`.
-  public static func wrap(_ text: String, width: Int) -> [String] {
+  static func wrap(_ text: String, width: Int) -> [String] {
     let width = max(1, width)
     var lines: [String] = []
     for paragraph in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
@@ -42,16 +32,12 @@ public enum TextWrapper {
 
   /// Cuts `text` to at most `width` columns, ending it with `…` when something was cut.
   ///
-  /// ```swift
-  /// TextWrapper.truncate("Saved 3 notes to iCloud", width: 12)  // "Saved 3 not…"
-  /// ```
-  ///
   /// - Parameters:
   ///   - text: The text to cut, already sanitized and on one line.
   ///   - width: The largest number of columns; 0 or less gives an empty string.
   /// - Returns: `text` itself if it fits, otherwise its longest prefix of whole grapheme clusters
   ///   that fits in `width - 1` columns, without trailing spaces, followed by `…`.
-  public static func truncate(_ text: String, width: Int) -> String {
+  static func truncate(_ text: String, width: Int) -> String {
     guard width > 0 else { return "" }
     if DisplayWidth.columns(of: text) <= width { return text }
     var result = ""
@@ -69,15 +55,11 @@ public enum TextWrapper {
   /// Pads `text` with spaces on the right to `width` columns; text already that wide is returned
   /// unchanged.
   ///
-  /// ```swift
-  /// TextWrapper.pad("OK", toWidth: 4)  // "OK  "
-  /// ```
-  ///
   /// - Parameters:
   ///   - text: The text to pad.
   ///   - width: The width to reach.
   /// - Returns: `text` followed by enough spaces to be `width` columns wide.
-  public static func pad(_ text: String, toWidth width: Int) -> String {
+  static func pad(_ text: String, toWidth width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - DisplayWidth.columns(of: text)))
   }
 

@@ -1,4 +1,4 @@
-import MilieuTerminal
+@testable import MilieuTerminal
 
 enum Fixtures {
   /// The representative alert of the golden files.

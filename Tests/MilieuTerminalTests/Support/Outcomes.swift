@@ -3,8 +3,8 @@ import MilieuAlerts
 /// Shows an item in a host and returns a stream that yields its outcome once it resolves.
 func show<Item: Presentable>(
   _ item: Item, in host: PresentationHost<Item>
-) -> AsyncStream<PresentationOutcome<Item.Choice>> {
-  let (stream, continuation) = AsyncStream.makeStream(of: PresentationOutcome<Item.Choice>.self)
+) -> AsyncStream<PresentationOutcome<Item.Answer>> {
+  let (stream, continuation) = AsyncStream.makeStream(of: PresentationOutcome<Item.Answer>.self)
   host.show(item) { outcome in
     continuation.yield(outcome)
     continuation.finish()

@@ -1,7 +1,8 @@
 import Milieu
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc
@@ -26,8 +27,8 @@ final class PipedTerminal: Sendable {
   }
 
   /// A presenter that reads from and writes to the pipes, never in colour.
-  var presenter: TerminalPresenter {
-    TerminalPresenter(input: inputRead, output: outputWrite, colorPolicy: .never)
+  var presenter: Terminal {
+    Terminal(input: inputRead, output: outputWrite, colorPolicy: .never)
   }
 
   /// Types text, as if the user typed it and pressed nothing else.

@@ -1,4 +1,4 @@
-/// How an alert presented by ``TerminalPresenter`` ended.
+/// How an alert presented by ``Terminal`` ended.
 ///
 /// ```swift
 /// switch try presenter.present(alert) {
@@ -8,7 +8,7 @@
 /// case .cancelled: print("the presenting task was cancelled")
 /// }
 /// ```
-public enum TerminalChoice: Hashable, Sendable {
+public enum TerminalAnswer: Hashable, Sendable {
   /// The user chose the button at this index in ``TerminalAlert/buttons``. Esc and end of input
   /// choose the cancel button when there is one.
   case button(Int)
@@ -17,6 +17,6 @@ public enum TerminalChoice: Hashable, Sendable {
   case dismissed
   /// The user pressed Ctrl-C, or SIGINT, SIGTERM or SIGHUP arrived and the program survived it.
   case interrupted
-  /// The task awaiting ``TerminalPresenter/present(_:isolation:)`` was cancelled.
+  /// The task awaiting ``Terminal/present(_:isolation:)`` was cancelled.
   case cancelled
 }

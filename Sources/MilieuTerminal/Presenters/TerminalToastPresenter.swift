@@ -9,28 +9,19 @@ import MilieuAlerts
 /// ```
 ///
 /// ``present(_:in:)`` writes the toast as one line — its symbol and message, cut to the
-/// terminal's width, the symbol coloured unless `NO_COLOR` is set (see ``ToastRenderer``) — and
+/// terminal's width, the symbol coloured unless `NO_COLOR` is set — and
 /// returns. The host times the toast on its own clock and presents the next one when it
 /// expires. A toast that arrives while an alert is on screen is written above the alert's box,
 /// which stays whole.
 public struct TerminalToastPresenter: Presenter {
   /// Where toasts are written, and whether in colour.
-  ///
-  /// ```swift
-  /// var presenter = TerminalToastPresenter()
-  /// presenter.terminal.output = 2  // standard error
-  /// ```
-  public var terminal: TerminalPresenter
+  public var terminal: Terminal
 
   /// Creates a presenter.
   ///
-  /// ```swift
-  /// let presenter = TerminalToastPresenter(terminal: TerminalPresenter(colorPolicy: .never))
-  /// ```
-  ///
   /// - Parameter terminal: Where toasts are written and whether in colour; standard output,
   ///   colour unless `NO_COLOR` is set, unless given.
-  public init(terminal: TerminalPresenter = TerminalPresenter()) {
+  public init(terminal: Terminal = Terminal()) {
     self.terminal = terminal
   }
 
@@ -51,7 +42,7 @@ public struct TerminalToastPresenter: Presenter {
     do {
       try terminal.show(TerminalToast(toast))
     } catch {
-      EnvironmentNode.current[\.issueReporter].report(
+      host.issueReporter(for: toast).report(
         EnvironmentIssue(
           "The terminal could not show the toast \(DiagnosticText.quoted(toast.message)): "
             + "\(error).",

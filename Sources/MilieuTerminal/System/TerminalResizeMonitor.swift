@@ -12,15 +12,7 @@ import Synchronization
 /// Between ``start()`` and ``stop()`` a handler for `SIGWINCH` sets a flag, and nothing else;
 /// ``consumeResize()`` reads and clears it. Starts and stops nest; the outermost ``stop()`` puts
 /// back whatever `SIGWINCH` action was there before, which does not run in between.
-///
-/// ```swift
-/// TerminalResizeMonitor.start()
-/// defer { TerminalResizeMonitor.stop() }
-/// while waiting {
-///   if TerminalResizeMonitor.consumeResize() { redraw(width: TerminalSize.currentColumns()) }
-/// }
-/// ```
-public enum TerminalResizeMonitor {
+enum TerminalResizeMonitor {
   private static let resizePending = Atomic<Bool>(false)
   private static let count = Lock<Int>(0)
   // On the heap, not in a global: see `RawModeState` for the toolchain bug this avoids.
@@ -29,11 +21,7 @@ public enum TerminalResizeMonitor {
     sigaction())
 
   /// Starts watching for resizes; call ``stop()`` once for every call.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.start()
-  /// ```
-  public static func start() {
+  static func start() {
     _ = resizePending.load(ordering: .relaxed)  // initialise before the handler can run
     count.withLock { count in
       count += 1
@@ -44,11 +32,7 @@ public enum TerminalResizeMonitor {
   }
 
   /// Stops watching for resizes; the last matching call restores the previous `SIGWINCH` action.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.stop()
-  /// ```
-  public static func stop() {
+  static func stop() {
     count.withLock { count in
       guard count > 0 else { return }
       count -= 1
@@ -60,21 +44,13 @@ public enum TerminalResizeMonitor {
 
   /// Whether the terminal was resized since the last call; clears the flag.
   ///
-  /// ```swift
-  /// if TerminalResizeMonitor.consumeResize() { redraw() }
-  /// ```
-  ///
   /// - Returns: `true` once after one or more resizes.
-  public static func consumeResize() -> Bool {
+  static func consumeResize() -> Bool {
     resizePending.exchange(false, ordering: .acquiringAndReleasing)
   }
 
   /// Sets the flag as if the window had been resized, so the next ``consumeResize()`` is `true`.
-  ///
-  /// ```swift
-  /// TerminalResizeMonitor.noteResize()  // force a redraw
-  /// ```
-  public static func noteResize() {
+  static func noteResize() {
     resizePending.store(true, ordering: .releasing)
   }
 }

@@ -25,33 +25,16 @@
 ///
 /// Scopes nest: an inner scope joins the raw mode of the outer one, and only the outermost one
 /// restores. Raw mode is process-wide state: use one terminal at a time.
-///
-/// ```swift
-/// try TerminalMode.withRawMode(input: 0, output: 1) {
-///   var decoder = KeyDecoder()
-///   // read(2) from standard input and decode keys…
-/// }
-/// ```
-public enum TerminalMode {
+enum TerminalMode {
   /// Whether `fileDescriptor` refers to a terminal.
-  ///
-  /// ```swift
-  /// let interactive = TerminalMode.isTerminal(0) && TerminalMode.isTerminal(1)
-  /// ```
   ///
   /// - Parameter fileDescriptor: An open file descriptor.
   /// - Returns: `true` for a terminal, `false` for a pipe, file, socket or closed descriptor.
-  public static func isTerminal(_ fileDescriptor: Int32) -> Bool {
+  static func isTerminal(_ fileDescriptor: Int32) -> Bool {
     isatty(fileDescriptor) == 1
   }
 
   /// Runs `body` with the terminal `input` in raw mode, restoring it however `body` ends.
-  ///
-  /// ```swift
-  /// let key = try TerminalMode.withRawMode(input: 0, output: 1) {
-  ///   try readOneKey()
-  /// }
-  /// ```
   ///
   /// - Parameters:
   ///   - input: The terminal to put in raw mode, usually standard input (0).
@@ -61,7 +44,7 @@ public enum TerminalMode {
   /// - Returns: What `body` returns.
   /// - Throws: ``TerminalError`` if `input` is not a terminal or cannot be configured, in which
   ///   case `body` does not run; otherwise whatever `body` throws, after restoring.
-  public static func withRawMode<Result, Failure: Error>(
+  static func withRawMode<Result, Failure: Error>(
     input: Int32 = 0,
     output: Int32? = 1,
     _ body: () throws(Failure) -> Result
@@ -76,12 +59,6 @@ public enum TerminalMode {
   ///
   /// Raw mode is process-wide: other tasks reading the same terminal meanwhile see raw input too.
   ///
-  /// ```swift
-  /// try await TerminalMode.withRawMode(input: 0, output: 1) {
-  ///   try await presentLoop()
-  /// }
-  /// ```
-  ///
   /// - Parameters:
   ///   - input: The terminal to put in raw mode, usually standard input (0).
   ///   - output: Where to write the reset sequence when restoring; `nil` writes nothing.
@@ -90,7 +67,7 @@ public enum TerminalMode {
   /// - Returns: What `body` returns.
   /// - Throws: ``TerminalError`` if `input` cannot be put in raw mode, in which case `body` does
   ///   not run; otherwise whatever `body` throws, after restoring.
-  public static func withRawMode<Result, Failure: Error>(
+  static func withRawMode<Result, Failure: Error>(
     input: Int32 = 0,
     output: Int32? = 1,
     isolation: isolated (any Actor)? = #isolation,
@@ -108,15 +85,9 @@ public enum TerminalMode {
   /// stripping; sets 8-bit characters; makes `read` return as soon as one byte is available.
   /// Output processing is kept.
   ///
-  /// ```swift
-  /// var attributes = termios()
-  /// tcgetattr(0, &attributes)
-  /// var raw = TerminalMode.rawAttributes(from: attributes)
-  /// ```
-  ///
   /// - Parameter attributes: The terminal's attributes as `tcgetattr` returned them.
   /// - Returns: The attributes to apply with `tcsetattr`.
-  public static func rawAttributes(from attributes: termios) -> termios {
+  static func rawAttributes(from attributes: termios) -> termios {
     var raw = attributes
     raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
     raw.c_cflag |= tcflag_t(CS8)

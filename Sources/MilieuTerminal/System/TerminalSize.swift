@@ -8,57 +8,22 @@
 ///
 /// Read it when presenting and again after a resize (see ``TerminalResizeMonitor``); never cache
 /// it for long.
-///
-/// ```swift
-/// let width = TerminalSize.currentColumns()  // the terminal's, $COLUMNS, or 80
-/// if let size = TerminalSize.measure(1) { print(size.columns, size.rows) }
-/// ```
-public struct TerminalSize: Hashable, Sendable {
+struct TerminalSize: Hashable, Sendable {
   /// The width used when nothing else says how wide the output is.
-  ///
-  /// ```swift
-  /// TerminalSize.columns(measured: nil, columnsVariable: nil)  // 80
-  /// ```
-  public static let fallbackColumns = 80
+  static let fallbackColumns = 80
 
   /// The number of columns.
-  ///
-  /// ```swift
-  /// let width = TerminalSize.measure(1)?.columns ?? 80
-  /// ```
-  public var columns: Int
+  var columns: Int
 
   /// The number of rows.
-  ///
-  /// ```swift
-  /// let height = TerminalSize.measure(1)?.rows ?? 24
-  /// ```
-  public var rows: Int
-
-  /// Creates a size.
-  ///
-  /// ```swift
-  /// let size = TerminalSize(columns: 80, rows: 24)
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - columns: The number of columns.
-  ///   - rows: The number of rows.
-  public init(columns: Int, rows: Int) {
-    self.columns = columns
-    self.rows = rows
-  }
+  var rows: Int
 
   /// Asks the terminal behind `fileDescriptor` for its size (`ioctl` `TIOCGWINSZ`).
-  ///
-  /// ```swift
-  /// let size = TerminalSize.measure(1)
-  /// ```
   ///
   /// - Parameter fileDescriptor: A descriptor open on a terminal.
   /// - Returns: The size, or `nil` if the descriptor is not a terminal or reports zero columns
   ///   (as a fresh pseudo-terminal does).
-  public static func measure(_ fileDescriptor: Int32) -> TerminalSize? {
+  static func measure(_ fileDescriptor: Int32) -> TerminalSize? {
     var size = winsize()
     guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
     return TerminalSize(columns: Int(size.ws_col), rows: Int(size.ws_row))
@@ -67,14 +32,10 @@ public struct TerminalSize: Hashable, Sendable {
   /// The width to lay out for: the first terminal among `fileDescriptors` that reports one, then
   /// the `COLUMNS` environment variable, then ``fallbackColumns``.
   ///
-  /// ```swift
-  /// let width = TerminalSize.currentColumns(of: [1, 0, 2])
-  /// ```
-  ///
   /// - Parameter fileDescriptors: The descriptors to ask, in order; standard output, input and
   ///   error unless given.
   /// - Returns: A width of at least 1.
-  public static func currentColumns(of fileDescriptors: [Int32] = [1, 0, 2]) -> Int {
+  static func currentColumns(of fileDescriptors: [Int32] = [1, 0, 2]) -> Int {
     let measured = fileDescriptors.lazy.compactMap { measure($0)?.columns }.first
     return columns(measured: measured, columnsVariable: environmentValue("COLUMNS"))
   }
@@ -82,15 +43,11 @@ public struct TerminalSize: Hashable, Sendable {
   /// The width chosen from a measurement and the `COLUMNS` variable: the measurement if there
   /// is one, else `COLUMNS` if it is a positive integer, else ``fallbackColumns``.
   ///
-  /// ```swift
-  /// TerminalSize.columns(measured: nil, columnsVariable: "100")  // 100
-  /// ```
-  ///
   /// - Parameters:
   ///   - measured: The width a terminal reported, if any.
   ///   - columnsVariable: The value of `COLUMNS`, if set.
   /// - Returns: A width of at least 1.
-  public static func columns(measured: Int?, columnsVariable: String?) -> Int {
+  static func columns(measured: Int?, columnsVariable: String?) -> Int {
     if let measured, measured > 0 { return measured }
     if let text = columnsVariable, let value = Int(text), value > 0 { return value }
     return fallbackColumns

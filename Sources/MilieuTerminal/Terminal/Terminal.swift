@@ -4,14 +4,14 @@
 ///
 /// - **Interactive**, when standard input and output are both terminals (and `TERM` is not
 ///   `dumb`): the alert is drawn as
-///   a box (see ``AlertRenderer``) with the terminal in raw mode (see ``TerminalMode``). ←/→,
+///   a box (see ``AlertRenderer``) with the terminal in raw mode. ←/→,
 ///   Tab/Shift-Tab and ↑/↓ move the focus, Enter chooses the focused button, a digit chooses
 ///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. The
 ///   box is redrawn at the new width when the window is resized, and is never taller than the
 ///   window: a long message is cut, a line "…" standing for the rest. The terminal is restored on
 ///   every path, signals included.
 /// - **Plain**, otherwise: the alert is printed as numbered text, then lines are read until one
-///   is a button's number or title (see ``LineAnswer``); a wrong answer prints what would be
+///   is a button's number or title; a wrong answer prints what would be
 ///   right and prompts again. The answer is written after the prompt, so that the output reads
 ///   as a transcript, unless the input is a terminal that echoed it already. End of input chooses the cancel button, or dismisses.
 ///
@@ -21,7 +21,7 @@
 /// Present one alert at a time.
 ///
 /// ```swift
-/// let presenter = TerminalPresenter()
+/// let presenter = Terminal()
 /// let alert = TerminalAlert(
 ///   title: "Delete 3 notes?",
 ///   buttons: [TerminalButton("Delete", role: .destructive), TerminalButton("Cancel", role: .cancel)]
@@ -29,78 +29,45 @@
 /// if case .button(0) = try presenter.present(alert) { deleteNotes() }
 /// try presenter.show(TerminalToast("Deleted 3 notes", style: .success))
 /// ```
-public struct TerminalPresenter: Sendable {
+public struct Terminal: Sendable {
   /// What Ctrl-C does while an alert is on screen.
-  ///
-  /// ```swift
-  /// let presenter = TerminalPresenter(interruptBehavior: .returnInterrupted)
-  /// ```
   public enum InterruptBehavior: Hashable, Sendable {
     /// Restore the terminal, then raise SIGINT, as Ctrl-C would outside raw mode: the program
-    /// ends unless it handles or ignores SIGINT, in which case ``TerminalChoice/interrupted`` is
+    /// ends unless it handles or ignores SIGINT, in which case ``TerminalAnswer/interrupted`` is
     /// returned.
     case raiseSignal
-    /// Restore the terminal and return ``TerminalChoice/interrupted``.
+    /// Restore the terminal and return ``TerminalAnswer/interrupted``.
     case returnInterrupted
   }
 
   /// The descriptor keys and lines are read from.
   ///
   /// Interactive presentation needs it to be a terminal; otherwise lines are read from it.
-  ///
-  /// ```swift
-  /// var presenter = TerminalPresenter()
-  /// presenter.input = 0  // standard input
-  /// ```
   public var input: Int32
 
   /// The descriptor alerts and toasts are written to.
   ///
   /// Interactive presentation needs it to be a terminal, and colour is only automatic on one.
-  ///
-  /// ```swift
-  /// presenter.output = 2  // draw on standard error
-  /// ```
   public var output: Int32
 
   /// When to use colour, bold and reverse video.
   ///
   /// Plain presentation never uses any.
-  ///
-  /// ```swift
-  /// presenter.colorPolicy = .never
-  /// ```
   public var colorPolicy: ColorPolicy
 
   /// What Ctrl-C does while an alert is on screen.
-  ///
-  /// ```swift
-  /// presenter.interruptBehavior = .returnInterrupted
-  /// ```
   public var interruptBehavior: InterruptBehavior
 
   /// The renderer that draws alerts, box and plain text alike.
-  ///
-  /// ```swift
-  /// presenter.renderer = AlertRenderer(maximumWidth: 60)
-  /// ```
   public var renderer: AlertRenderer
 
   /// How long, in milliseconds, a lone ESC waits for the rest of an escape sequence before it
   /// counts as Esc.
   ///
   /// Longer is safer over slow connections, shorter makes Esc feel quicker.
-  ///
-  /// ```swift
-  /// presenter.escapeTimeout = 100
-  /// ```
   public var escapeTimeout: Int32
 
   /// Creates a presenter.
-  ///
-  /// ```swift
-  /// let presenter = TerminalPresenter(colorPolicy: .never)
-  /// ```
   ///
   /// - Parameters:
   ///   - input: The descriptor to read from; standard input (0) unless given.
@@ -130,10 +97,6 @@ public struct TerminalPresenter: Sendable {
   ///
   /// A dumb terminal cannot move the cursor or clear the screen, which drawing a box needs, so
   /// alerts are asked in plain text there.
-  ///
-  /// ```swift
-  /// if !presenter.isInteractive { print("answering from a pipe") }
-  /// ```
   public var isInteractive: Bool {
     TerminalMode.isTerminal(input) && TerminalMode.isTerminal(output)
       && environmentValue("TERM") != "dumb"
@@ -151,14 +114,14 @@ public struct TerminalPresenter: Sendable {
   /// - Parameter alert: The alert to show.
   /// - Returns: The button chosen, or how the alert ended without one.
   /// - Throws: ``TerminalError`` if reading or writing fails; the terminal is restored first.
-  public func present(_ alert: TerminalAlert) throws(TerminalError) -> TerminalChoice {
+  public func present(_ alert: TerminalAlert) throws(TerminalError) -> TerminalAnswer {
     try present(alert, cancellation: nil)
   }
 
   /// Shows `alert` and waits for the user's choice, or for `cancellation` to become readable.
   func present(
     _ alert: TerminalAlert, cancellation: Int32?
-  ) throws(TerminalError) -> TerminalChoice {
+  ) throws(TerminalError) -> TerminalAnswer {
     isInteractive
       ? try presentInteractively(alert, cancellation: cancellation)
       : try presentPlainly(alert, cancellation: cancellation)
@@ -182,13 +145,9 @@ public struct TerminalPresenter: Sendable {
   }
 }
 
-extension TerminalPresenter: CustomStringConvertible {
+extension Terminal: CustomStringConvertible {
   /// The descriptors and colour policy, as environment dumps show the presenter.
-  ///
-  /// ```swift
-  /// print(TerminalPresenter())  // TerminalPresenter(input: 0, output: 1, color: automatic)
-  /// ```
   public var description: String {
-    "TerminalPresenter(input: \(input), output: \(output), color: \(colorPolicy))"
+    "Terminal(input: \(input), output: \(output), color: \(colorPolicy))"
   }
 }

@@ -3,8 +3,9 @@ import MilieuAlerts
 import MilieuTesting
 import Testing
 
-/// What a newcomer wrote from the docs, and tripped on, compiles and works.
-@Suite struct NewcomerTests {
+/// A recorder knows the node it is installed on, a toast host goes beside it there, and the
+/// answering forms compile the same in asynchronous code.
+@Suite struct RecorderInstallationTests {
   private struct Exporter {
     @Environment(\.showToast) var showToast
     func export() { showToast("Exported 12 notes", style: .success) }

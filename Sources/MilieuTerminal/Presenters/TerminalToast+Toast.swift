@@ -3,11 +3,6 @@ import MilieuAlerts
 extension TerminalToast {
   /// Creates the terminal drawing of a host's `Toast`: its message and style.
   ///
-  /// ```swift
-  /// let line = ToastRenderer.render(TerminalToast(Toast("Saved", style: .success)), width: 80, color: false)
-  /// // "✔ Saved"
-  /// ```
-  ///
   /// - Parameter toast: The toast to draw.
   public init(_ toast: Toast) {
     self.init(toast.message, style: Style(toast.style))
@@ -16,10 +11,6 @@ extension TerminalToast {
 
 extension TerminalToast.Style {
   /// The terminal style for a `Toast.Style`.
-  ///
-  /// ```swift
-  /// TerminalToast.Style(.warning)  // .warning
-  /// ```
   ///
   /// - Parameter style: The toast's style.
   public init(_ style: Toast.Style) {

@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-extension TerminalPresenter {
+extension Terminal {
   /// How long to wait for input before checking for resizes and signals, in milliseconds.
   static let pollInterval: Int32 = 200
   /// The most bytes taken from the terminal in one read.
@@ -15,7 +15,7 @@ extension TerminalPresenter {
   /// Draws `alert` as a box in raw mode and reads keys until the user decides.
   func presentInteractively(
     _ alert: TerminalAlert, cancellation: Int32?
-  ) throws(TerminalError) -> TerminalChoice {
+  ) throws(TerminalError) -> TerminalAnswer {
     try RawModeState.enter(input: input, output: output)
     var inRawMode = true
     defer { if inRawMode { RawModeState.leave() } }
@@ -42,7 +42,7 @@ extension TerminalPresenter {
 
     // The choice is made: failing to show it (the terminal hung up) must not turn it into an
     // error. A cancelled alert was taken away, so its box is erased instead.
-    func finish(_ choice: TerminalChoice) -> TerminalChoice {
+    func finish(_ choice: TerminalAnswer) -> TerminalAnswer {
       isFrameEnded = true
       if choice == .cancelled {
         try? screen.endFrame(erasing: true, trailer: Self.showCursor)
@@ -90,7 +90,7 @@ extension TerminalPresenter {
           break
         case .moveFocus:
           try draw()
-        case .choose(let index):
+        case .tap(let index):
           return finish(.button(index))
         case .dismiss:
           return finish(.dismissed)

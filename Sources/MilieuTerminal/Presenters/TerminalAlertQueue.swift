@@ -42,7 +42,7 @@ final class TerminalAlertQueue: Sendable {
   struct Request: Sendable {
     let alert: AlertData
     let host: AlertHost
-    let terminal: TerminalPresenter
+    let terminal: Terminal
     /// Where problems presenting the alert are reported.
     let issueReporter: IssueReporter
   }
@@ -114,7 +114,7 @@ final class TerminalAlertQueue: Sendable {
       return
     }
     let started = DetachedThread.run { [self] in
-      let result: Result<TerminalChoice, TerminalError>
+      let result: Result<TerminalAnswer, TerminalError>
       if cancellation.isSignalled {
         result = .success(.cancelled)
       } else {
@@ -130,22 +130,24 @@ final class TerminalAlertQueue: Sendable {
     }
   }
 
-  private enum Answer {
-    case tap(AlertButton)
+  /// What the host is told: a tap, a dismissal, or nothing for an alert it withdrew.
+  private enum Reply {
+    case tap(AlertTap)
     case dismiss
   }
 
-  private func finish(_ request: Request, with result: Result<TerminalChoice, TerminalError>) {
+  private func finish(_ request: Request, with result: Result<TerminalAnswer, TerminalError>) {
     let alert = request.alert
-    let answer: Answer?
+    let reply: Reply?
     switch result {
-    case .success(.button(let index)) where alert.buttons.indices.contains(index):
-      answer = .tap(alert.buttons[index])
-    case .success(.button), .success(.dismissed), .success(.interrupted):
-      answer = .dismiss
+    case .success(.button(let index)):
+      // The terminal drew the alert's own buttons, in order, so the index is the alert's.
+      reply = alert.tapOfButton(at: index).map { .tap($0) } ?? .dismiss
+    case .success(.dismissed), .success(.interrupted):
+      reply = .dismiss
     case .success(.cancelled):
       // Withdrawn: the host has already moved on.
-      answer = nil
+      reply = nil
     case .failure(let error):
       request.issueReporter.report(
         EnvironmentIssue(
@@ -153,24 +155,24 @@ final class TerminalAlertQueue: Sendable {
             + "is dismissed. "
             + "Present alerts on a terminal, or on standard input and output that are open.",
           at: alert.callSite))
-      answer = .dismiss
+      reply = .dismiss
     }
     let next = state.withLock { state -> Start? in
       // Closed under the lock, so that `withdraw` never signals a closed pipe.
       state.showing?.cancellation?.close()
       state.showing = nil
-      guard answer == nil else {
+      guard reply == nil else {
         state.answering += 1
         return nil
       }
       return nextStart(&state)
     }
     launch(next)
-    guard let answer else { return }
+    guard let reply else { return }
     // An alert that is no longer current (withdrawn meanwhile) rejects the answer; nothing
     // else is left to do for it.
-    switch answer {
-    case .tap(let button): try? request.host.tap(button, of: alert)
+    switch reply {
+    case .tap(let tap): try? request.host.answer(tap, for: alert)
     case .dismiss: try? request.host.dismiss(alert)
     }
     launch(

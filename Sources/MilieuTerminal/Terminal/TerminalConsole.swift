@@ -9,7 +9,7 @@ import MilieuAlerts
 /// answer, on a line of its own after the prompt, which is then repeated. With no alert up, a
 /// line is simply written.
 ///
-/// Every line is neutralised by ``TextSanitizer`` first, so text from anywhere can be logged
+/// Every line is neutralised first (control characters and escape sequences made visible), so text from anywhere can be logged
 /// safely. Write errors are ignored: logging never fails the program.
 ///
 /// ```swift
@@ -21,21 +21,12 @@ import MilieuAlerts
 /// ```
 public struct TerminalConsole: Sendable {
   /// The descriptor the lines are written to.
-  ///
-  /// ```swift
-  /// let errors = TerminalConsole(output: 2)
-  /// print(errors.output)  // 2
-  /// ```
   public let output: Int32
 
   /// Creates a console for an output descriptor.
   ///
   /// Consoles, ``TerminalAlertPresenter``s and ``TerminalToastPresenter``s that write to the
   /// same descriptor coordinate with one another, whichever instance they are.
-  ///
-  /// ```swift
-  /// let console = TerminalConsole()  // standard output
-  /// ```
   ///
   /// - Parameter output: The descriptor to write to; standard output (1) unless given.
   public init(output: Int32 = 1) {
@@ -66,7 +57,7 @@ public struct TerminalConsole: Sendable {
   /// Milieu's default reporter writes issues to standard error as they are, so a diagnostic that
   /// quotes hostile text reaches the terminal whole, and one written while an alert's box is up
   /// lands inside the box. Install this one instead, on the root node, where an app draws alerts
-  /// in a terminal: every line is neutralised by ``TextSanitizer``, and goes above the box when
+  /// in a terminal: every line is neutralised, and goes above the box when
   /// the console's descriptor and the box are on the same terminal.
   ///
   /// ```swift
@@ -89,7 +80,7 @@ public struct TerminalConsole: Sendable {
   ///   - outcome: How the item was resolved.
   ///   - item: The alert or toast.
   public func report<Item: Presentable>(
-    _ outcome: PresentationOutcome<Item.Choice>, of item: Item
+    _ outcome: PresentationOutcome<Item.Answer>, of item: Item
   ) {
     writeLine(Self.outcomeLine(outcome, of: item))
   }
@@ -108,7 +99,7 @@ public struct TerminalConsole: Sendable {
   ///   - item: The alert or toast.
   /// - Returns: The line, without a line break.
   public static func outcomeLine<Item: Presentable>(
-    _ outcome: PresentationOutcome<Item.Choice>, of item: Item
+    _ outcome: PresentationOutcome<Item.Answer>, of item: Item
   ) -> String {
     TextSanitizer.sanitize("\(item.title): \(outcome)", mode: .singleLine)
   }

@@ -1,11 +1,10 @@
 import Milieu
 import MilieuAlerts
 import MilieuTesting
-import Synchronization
 import Testing
 
-/// Seed 003's reducer and TestStore assertion, as a Milieu test: the alert lives in state as an
-/// `AlertState`, and the test compares it by value.
+/// A reducer keeps its alert in state as an `AlertState`, and a test compares that state by
+/// value, then shows the alert and sends the tapped button's action.
 @Suite struct AlertStateReducerTests {
   enum AppAction: Equatable, Sendable { case cancelTapped, confirmTapped, deleteTapped }
 
@@ -30,7 +29,7 @@ import Testing
     }
   }
 
-  @Test func theSeedTestStoreAssertion() async throws {
+  @Test func theAlertInStateComparesByValue() async throws {
     var state = AppState()
     Self.reduce(&state, .deleteTapped)
     #expect(
@@ -42,7 +41,7 @@ import Testing
           secondaryButton: .cancel(send: .cancelTapped)))
 
     // Shown through Milieu, tapping Confirm feeds the action back into the reducer.
-    let sent = Mutex<[AppAction]>([])
+    let sent = Lock<[AppAction]>([])
     try await withAlertRecorder { alerts in
       let alert = try #require(state.alert)
       EnvironmentNode.current[\.showAlert](alert) { action in sent.withLock { $0.append(action) } }
@@ -54,14 +53,13 @@ import Testing
   }
 }
 
-/// Seed 002's testing promise: mock `ShowAlertAction` in the environment and check that the
-/// code triggers the right alert, without any UI.
+/// A mocked `ShowAlertAction` in the environment sees the alert the code shows, without any UI.
 @Suite struct MockedShowAlertActionTests {
   @Test func aMockedActionSeesTheAlert() async {
-    let shown = Mutex<[String]>([])
+    let shown = Lock<[String]>([])
     let mock = ShowAlertAction { alert, resolve in
       shown.withLock { $0.append(alert.plainText) }
-      resolve(.chosen(AlertChoice(alert.buttons[0], at: 0)))
+      resolve(.answered(AlertTap(alert.buttons[0], at: 0)))
     }
     let signedOut = await withTestEnvironment(.set(\.showAlert, mock)) {
       await Session().confirmSignOut()

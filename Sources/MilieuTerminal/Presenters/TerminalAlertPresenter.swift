@@ -13,14 +13,14 @@ import MilieuAlerts
 /// ```
 ///
 /// When the host makes an alert current, ``present(_:in:)`` returns at once; the alert is asked
-/// by a ``TerminalPresenter`` on a thread of its own — as a box read key by key on a terminal,
+/// by a ``Terminal`` on a thread of its own — as a box read key by key on a terminal,
 /// or as numbered text read line by line from a pipe — and the answer goes back to the host:
 ///
 /// | the user | the host receives |
 /// |---|---|
 /// | chooses a button (Enter, its digit, its number or title in plain mode) | `tap(button, of: alert)` |
 /// | presses Esc or Ctrl-D, or input ends | `tap` of the cancel button, or `dismiss(alert)` when there is none |
-/// | presses Ctrl-C | the terminal is restored and SIGINT raised (see ``TerminalPresenter/InterruptBehavior``); a program that survives it gets `dismiss(alert)` |
+/// | presses Ctrl-C | the terminal is restored and SIGINT raised (see ``Terminal/InterruptBehavior``); a program that survives it gets `dismiss(alert)` |
 ///
 /// ``withdraw(_:from:)`` — the host replaced the alert, or the task awaiting it was cancelled —
 /// takes the alert down: the box is erased and the terminal restored.
@@ -31,22 +31,13 @@ import MilieuAlerts
 /// `issueReporter` environment value and the alert is dismissed, so it still resolves.
 public struct TerminalAlertPresenter: Presenter {
   /// How alerts are drawn and read: descriptors, colour, keys.
-  ///
-  /// ```swift
-  /// var presenter = TerminalAlertPresenter()
-  /// presenter.terminal.colorPolicy = .never
-  /// ```
-  public var terminal: TerminalPresenter
+  public var terminal: Terminal
 
   /// Creates a presenter.
   ///
-  /// ```swift
-  /// let presenter = TerminalAlertPresenter(terminal: TerminalPresenter(colorPolicy: .never))
-  /// ```
-  ///
   /// - Parameter terminal: How alerts are drawn and read; standard input and output, colour
   ///   unless `NO_COLOR` is set, unless given.
-  public init(terminal: TerminalPresenter = TerminalPresenter()) {
+  public init(terminal: Terminal = Terminal()) {
     self.terminal = terminal
   }
 
@@ -66,7 +57,7 @@ public struct TerminalAlertPresenter: Presenter {
     queue.enqueue(
       TerminalAlertQueue.Request(
         alert: alert, host: host, terminal: terminal,
-        issueReporter: EnvironmentNode.current[\.issueReporter]))
+        issueReporter: host.issueReporter(for: alert)))
   }
 
   /// Takes down an alert the host no longer shows: the box is erased and the terminal restored,

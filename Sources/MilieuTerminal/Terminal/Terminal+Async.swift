@@ -4,13 +4,13 @@
   import Darwin
 #endif
 
-extension TerminalPresenter {
+extension Terminal {
   /// Shows `alert` and waits for the user's choice without blocking a thread of the concurrency
   /// pool; cancelling the task takes the alert down.
   ///
   /// The alert is presented exactly as by the synchronous ``present(_:)``, on a thread started
   /// for it. If the task is cancelled before or while the alert is up, the terminal is restored
-  /// and ``TerminalChoice/cancelled`` is returned — at once when the task was cancelled before
+  /// and ``TerminalAnswer/cancelled`` is returned — at once when the task was cancelled before
   /// the call, without drawing anything.
   ///
   /// ```swift
@@ -27,14 +27,14 @@ extension TerminalPresenter {
   ///   is restored first.
   public func present(
     _ alert: TerminalAlert, isolation: isolated (any Actor)? = #isolation
-  ) async throws(TerminalError) -> TerminalChoice {
+  ) async throws(TerminalError) -> TerminalAnswer {
     if Task.isCancelled { return .cancelled }
     let wakeUp = try CancellationPipe()
     defer { wakeUp.close() }
     let presenter = self
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation {
-        (continuation: CheckedContinuation<Result<TerminalChoice, TerminalError>, Never>) in
+        (continuation: CheckedContinuation<Result<TerminalAnswer, TerminalError>, Never>) in
         let started = DetachedThread.run {
           continuation.resume(
             returning: Result { () throws(TerminalError) in

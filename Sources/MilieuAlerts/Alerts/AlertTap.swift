@@ -1,15 +1,16 @@
-/// The button that answered an alert.
+/// A tap on one of an alert's buttons: the answer to an alert.
 ///
-/// An ``AlertOutcome`` carries it: `.chosen(choice)` when a button was tapped.
+/// An ``AlertOutcome`` carries it, `.answered(tap)`, when a button was tapped; a presenter
+/// answers a host with one, and ``PresentationHost/tap(_:of:)`` makes one from a button.
 ///
 /// ```swift
-/// if case .chosen(let button) = await showAlert.ask(title: "Retry?", buttons: [.default("Retry"), .cancel()]),
+/// if case .answered(let button) = await showAlert.ask(title: "Retry?", buttons: [.default("Retry"), .cancel()]),
 ///   button.title == "Retry"
 /// {
 ///   try await sync()
 /// }
 /// ```
-public struct AlertChoice: Sendable, Equatable, CustomStringConvertible {
+public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   /// The tapped button's identity.
   public let buttonID: PresentationID
   /// The tapped button's position among the alert's buttons, from 0.
@@ -19,7 +20,7 @@ public struct AlertChoice: Sendable, Equatable, CustomStringConvertible {
   /// The tapped button's role.
   public let role: AlertButton.Role
 
-  /// Creates the choice of one of an alert's buttons.
+  /// Creates the tap of one of an alert's buttons.
   ///
   /// - Parameters:
   ///   - button: The button.
@@ -41,12 +42,12 @@ public struct AlertChoice: Sendable, Equatable, CustomStringConvertible {
 /// let outcome = await showAlert.ask(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
 /// print("Delete 3 notes?: \(outcome)")  // Delete 3 notes?: tapped Delete
 /// ```
-public typealias AlertOutcome = PresentationOutcome<AlertChoice>
+public typealias AlertOutcome = PresentationOutcome<AlertTap>
 
-extension PresentationOutcome where Choice == AlertChoice {
+extension PresentationOutcome where Answer == AlertTap {
   /// The tapped button, if a button was tapped.
-  public var tappedButton: AlertChoice? {
-    if case .chosen(let choice) = self { return choice }
+  public var tappedButton: AlertTap? {
+    if case .answered(let tap) = self { return tap }
     return nil
   }
 }

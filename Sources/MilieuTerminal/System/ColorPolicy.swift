@@ -6,7 +6,7 @@
 /// override `NO_COLOR`, as that convention allows for an explicit choice.
 ///
 /// ```swift
-/// let presenter = TerminalPresenter(colorPolicy: .never)
+/// let presenter = Terminal(colorPolicy: .never)
 /// ColorPolicy.automatic.allowsColor(outputIsTerminal: true, noColor: "1", term: "xterm")  // false
 /// ```
 public enum ColorPolicy: Hashable, Sendable {

@@ -1,6 +1,7 @@
-import MilieuTerminal
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuTerminal
 
 #if canImport(Glibc)
   import Glibc
@@ -12,14 +13,14 @@ import Testing
 /// user types, then end of input.
 private func presentPlainly(
   _ alert: TerminalAlert, input: String
-) throws -> (choice: TerminalChoice, output: String) {
+) throws -> (choice: TerminalAnswer, output: String) {
   let (inputRead, inputWrite) = try makePipe()
   let (outputRead, outputWrite) = try makePipe()
   defer { for descriptor in [inputRead, outputRead] { close(descriptor) } }
   let bytes = Array(input.utf8)
   _ = bytes.withUnsafeBytes { write(inputWrite, $0.baseAddress, $0.count) }
   close(inputWrite)
-  let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+  let presenter = Terminal(input: inputRead, output: outputWrite)
   #expect(!presenter.isInteractive)
   let choice = try presenter.present(alert)
   close(outputWrite)
@@ -45,14 +46,14 @@ private let showCursor = "\u{1B}[?25h"
 /// (after the alert first appears); checks the terminal is restored afterwards.
 private func presentInteractively(
   _ alert: TerminalAlert,
-  presenter configure: (inout TerminalPresenter) -> Void = { _ in },
+  presenter configure: (inout Terminal) -> Void = { _ in },
   steps: [TerminalUser.Step],
   sourceLocation: SourceLocation = #_sourceLocation
-) throws -> (choice: TerminalChoice, output: String) {
+) throws -> (choice: TerminalAnswer, output: String) {
   let terminal = try PseudoTerminal(columns: 40, rows: 24)
   defer { terminal.close() }
   let before = terminal.attributes()
-  var presenter = TerminalPresenter(
+  var presenter = Terminal(
     input: terminal.terminal, output: terminal.terminal, colorPolicy: .never,
     interruptBehavior: .returnInterrupted)
   configure(&presenter)
@@ -67,7 +68,7 @@ private func presentInteractively(
 }
 
 extension SerializedTerminalTests {
-  @Suite("TerminalPresenter, plain text")
+  @Suite("Terminal, plain text")
   struct PlainPresenterTests {
     @Test("A number chooses the button shown with it")
     func number() throws {
@@ -128,7 +129,6 @@ extension SerializedTerminalTests {
 
     @Test("An over-long answer is refused with a message, whatever it starts with")
     func overlongAnswerIsRefused() throws {
-      // Before: the line was cut to 4,096 bytes, then matched, and taken as Delete.
       let input = "Delete" + String(repeating: " ", count: 5_000) + "X\n2\n"
       let (choice, output) = try presentPlainly(Fixtures.deleteNotes, input: input)
       #expect(choice == .button(1))
@@ -152,7 +152,7 @@ extension SerializedTerminalTests {
         _ = Array("\n1\n".utf8).withUnsafeBytes { writeAll(inputWrite, $0) }
         close(inputWrite)
       }
-      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      let presenter = Terminal(input: inputRead, output: outputWrite)
       #expect(try presenter.present(Fixtures.deleteNotes) == .button(0))
       _ = writer.map { pthread_join($0, nil) }
       close(outputWrite)
@@ -166,7 +166,7 @@ extension SerializedTerminalTests {
       defer { terminal.close() }
       let (outputRead, outputWrite) = try makePipe()
       defer { close(outputRead) }
-      let presenter = TerminalPresenter(input: terminal.terminal, output: outputWrite)
+      let presenter = Terminal(input: terminal.terminal, output: outputWrite)
       #expect(!presenter.isInteractive)
       _ = Array("2\n".utf8).withUnsafeBytes {
         write(terminal.controller, $0.baseAddress, $0.count)
@@ -178,11 +178,10 @@ extension SerializedTerminalTests {
 
     @Test("With TERM=dumb a terminal is asked in plain text, without cursor or clear escapes")
     func dumbTerminal() async {
-      // Before: the box was drawn with cursor moves and screen clears a dumb terminal shows raw.
       let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
         setenv("TERM", "dumb", 1)
         let terminal = try PseudoTerminal(columns: 80, rows: 24)
-        let presenter = TerminalPresenter(input: terminal.terminal, output: terminal.terminal)
+        let presenter = Terminal(input: terminal.terminal, output: terminal.terminal)
         _ = Array("2\n".utf8).withUnsafeBytes {
           write(terminal.controller, $0.baseAddress, $0.count)
         }
@@ -206,7 +205,7 @@ extension SerializedTerminalTests {
       defer { for descriptor in [inputRead, outputRead, outputWrite] { close(descriptor) } }
       _ = Array("1\n2\n".utf8).withUnsafeBytes { write(inputWrite, $0.baseAddress, $0.count) }
       close(inputWrite)
-      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      let presenter = Terminal(input: inputRead, output: outputWrite)
       #expect(try presenter.present(Fixtures.deleteNotes) == .button(0))
       #expect(try presenter.present(Fixtures.deleteNotes) == .button(1))
     }
@@ -233,21 +232,21 @@ extension SerializedTerminalTests {
     func toast() throws {
       let (outputRead, outputWrite) = try makePipe()
       defer { _ = close(outputRead) }
-      try TerminalPresenter(output: outputWrite).show(TerminalToast("Saved", style: .success))
+      try Terminal(output: outputWrite).show(TerminalToast("Saved", style: .success))
       close(outputWrite)
       #expect(readAll(outputRead) == "✔ Saved\n")
     }
 
     @Test("Writing to a closed descriptor is a TerminalError")
     func writeError() throws {
-      let presenter = TerminalPresenter(input: -1, output: -1)
+      let presenter = Terminal(input: -1, output: -1)
       #expect(throws: TerminalError(operation: "write", code: EBADF)) {
         try presenter.present(Fixtures.deleteNotes)
       }
     }
   }
 
-  @Suite("TerminalPresenter, interactive")
+  @Suite("Terminal, interactive")
   struct InteractivePresenterTests {
     @Test("The box is drawn, focus starts on Cancel, Tab moves it and Enter chooses")
     func tabThenEnter() throws {
@@ -291,7 +290,6 @@ extension SerializedTerminalTests {
 
     @Test("With only a destructive button, a bare Enter chooses nothing")
     func enterNeverErases() throws {
-      // Before: Erase was focused, so this Enter erased the disk.
       let alert = TerminalAlert(
         title: "Erase the disk?", buttons: [TerminalButton("Erase", role: .destructive)])
       let run = try presentInteractively(
@@ -313,7 +311,7 @@ extension SerializedTerminalTests {
         title: "Read all of this?",
         message: (1...30).map { "Line \($0)." }.joined(separator: "\n"),
         buttons: [TerminalButton("Yes"), TerminalButton("No", role: .cancel)])
-      let presenter = TerminalPresenter(
+      let presenter = Terminal(
         input: terminal.terminal, output: terminal.terminal, colorPolicy: .never)
       let run = try TerminalUser.run(
         terminal,
@@ -323,7 +321,6 @@ extension SerializedTerminalTests {
       ) { try presenter.present(alert) }
       #expect(run.failures.isEmpty, "\(run.failures)")
       #expect(run.result == .button(1))
-      // Before: the 36-line box went up 35 rows to redraw, past the top of an 8-row screen.
       let ups = run.output.split(separator: "\u{1B}[").compactMap { part -> Int? in
         guard let end = part.firstIndex(of: "A") else { return nil }
         return Int(part[..<end])
@@ -394,7 +391,7 @@ extension SerializedTerminalTests {
     func hangUp() throws {
       let terminal = try PseudoTerminal(columns: 40, rows: 24)
       defer { terminal.close() }
-      let presenter = TerminalPresenter(
+      let presenter = Terminal(
         input: terminal.terminal, output: terminal.terminal, colorPolicy: .never)
       let run = try TerminalUser.run(terminal, steps: [.waitFor("2 Cancel"), .hangUp]) {
         try presenter.present(Fixtures.deleteNotes)
@@ -403,7 +400,7 @@ extension SerializedTerminalTests {
     }
   }
 
-  @Suite("TerminalPresenter, async")
+  @Suite("Terminal, async")
   struct AsyncPresenterTests {
     @Test("Awaiting an alert answers like the synchronous call")
     func answers() async throws {
@@ -412,7 +409,7 @@ extension SerializedTerminalTests {
       defer { for descriptor in [inputRead, outputRead, outputWrite] { close(descriptor) } }
       _ = Array("2\n".utf8).withUnsafeBytes { write(inputWrite, $0.baseAddress, $0.count) }
       close(inputWrite)
-      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      let presenter = Terminal(input: inputRead, output: outputWrite)
       #expect(try await presenter.present(Fixtures.deleteNotes) == .button(1))
     }
 
@@ -420,7 +417,7 @@ extension SerializedTerminalTests {
     func cancelledBefore() async throws {
       let (outputRead, outputWrite) = try makePipe()
       defer { close(outputRead) }
-      let presenter = TerminalPresenter(input: -1, output: outputWrite)
+      let presenter = Terminal(input: -1, output: outputWrite)
       let task = Task {
         while !Task.isCancelled { await Task.yield() }
         return try await presenter.present(Fixtures.deleteNotes)
@@ -438,7 +435,7 @@ extension SerializedTerminalTests {
       defer {
         for descriptor in [inputRead, inputWrite, outputRead, outputWrite] { close(descriptor) }
       }
-      let presenter = TerminalPresenter(input: inputRead, output: outputWrite)
+      let presenter = Terminal(input: inputRead, output: outputWrite)
       let task = Task { try await presenter.present(Fixtures.deleteNotes) }
       #expect(waitForOutput(outputRead, containing: "Your choice [1-2]: "))
       task.cancel()
@@ -450,7 +447,7 @@ extension SerializedTerminalTests {
       let terminal = try PseudoTerminal(columns: 40, rows: 24)
       defer { terminal.close() }
       let before = terminal.attributes()
-      let presenter = TerminalPresenter(
+      let presenter = Terminal(
         input: terminal.terminal, output: terminal.terminal, colorPolicy: .never)
       let task = Task { try await presenter.present(Fixtures.deleteNotes) }
       #expect(waitForOutput(terminal.controller, containing: hideCursor))
@@ -460,7 +457,7 @@ extension SerializedTerminalTests {
     }
   }
 
-  @Suite("TerminalPresenter, Ctrl-C")
+  @Suite("Terminal, Ctrl-C")
   struct InterruptTests {
     @Test("By default Ctrl-C restores the terminal, then raises SIGINT")
     func raisesSignal() async {
@@ -475,7 +472,7 @@ extension SerializedTerminalTests {
           report.withUTF8Buffer { _ = write(1, $0.baseAddress, $0.count) }
           _exit(0)
         }
-        let presenter = TerminalPresenter(input: terminal.terminal, output: terminal.terminal)
+        let presenter = Terminal(input: terminal.terminal, output: terminal.terminal)
         _ = try TerminalUser.run(terminal, steps: [.waitFor("\u{1B}[?25l"), .type([0x03])]) {
           try presenter.present(Fixtures.deleteNotes)
         }

@@ -10,31 +10,19 @@
 ///
 /// ```swift
 /// do {
-///   let choice = try TerminalPresenter().present(alert)
+///   let choice = try Terminal().present(alert)
 /// } catch {
 ///   print("Could not ask: \(error)")  // "read failed: input/output error (errno 5)"
 /// }
 /// ```
 public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The system call that failed, such as `tcgetattr`, `read` or `write`.
-  ///
-  /// ```swift
-  /// if error.operation == "write" { print("output closed") }
-  /// ```
   public var operation: String
 
   /// The `errno` value it left.
-  ///
-  /// ```swift
-  /// if error.code == ENOTTY { print("not a terminal") }
-  /// ```
   public var code: Int32
 
   /// Creates an error for a failed system call.
-  ///
-  /// ```swift
-  /// let error = TerminalError(operation: "tcgetattr", code: ENOTTY)
-  /// ```
   ///
   /// - Parameters:
   ///   - operation: The system call that failed.
@@ -46,11 +34,6 @@ public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible 
 
   /// The failed call, a short explanation of the cause (the system's own for uncommon ones),
   /// and the `errno` value.
-  ///
-  /// ```swift
-  /// print(TerminalError(operation: "tcgetattr", code: ENOTTY))
-  /// // tcgetattr failed: not a terminal (errno 25)
-  /// ```
   public var description: String {
     let reason =
       switch code {

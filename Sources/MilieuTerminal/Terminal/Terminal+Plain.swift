@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-extension TerminalPresenter {
+extension Terminal {
   /// The longest answer, in bytes; a longer line is read to its end, dropped and refused.
   static let lineLimit = 4096
 
@@ -27,7 +27,7 @@ extension TerminalPresenter {
   /// Prints `alert` as numbered text and reads lines until one names a button.
   func presentPlainly(
     _ alert: TerminalAlert, cancellation: Int32?
-  ) throws(TerminalError) -> TerminalChoice {
+  ) throws(TerminalError) -> TerminalAnswer {
     let width = TerminalSize.currentColumns(of: [output, input])
     let screen = TerminalScreen.forOutput(output)
     try screen.write(renderer.renderPlain(alert, width: width).joined(separator: "\n") + "\n")

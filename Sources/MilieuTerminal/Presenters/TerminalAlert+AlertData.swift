@@ -5,14 +5,15 @@ extension TerminalAlert {
   /// message and buttons, in the same order.
   ///
   /// Button indices match: the button at index `i` of ``buttons`` is `alert.buttons[i]`, so a
-  /// ``TerminalChoice/button(_:)`` answers the alert directly. Roles map one to one; a role this
+  /// ``TerminalAnswer/button(_:)`` answers the alert directly. Roles map one to one; a role this
   /// module does not know — one added after it was written — is drawn as
   /// ``TerminalButton/Role/default``.
   ///
   /// ```swift
-  /// let alert = AlertData(title: "Delete 3 notes?", buttons: [.destructive("Delete"), .cancel()])
-  /// if case .button(let index) = try await TerminalPresenter().present(TerminalAlert(alert)) {
-  ///   try host.tap(alert.buttons[index], of: alert)
+  /// if case .button(let index) = try await Terminal().present(TerminalAlert(alert)),
+  ///   let tap = alert.tapOfButton(at: index)
+  /// {
+  ///   try host.answer(tap, for: alert)
   /// }
   /// ```
   ///
@@ -27,11 +28,6 @@ extension TerminalAlert {
 extension TerminalButton.Role {
   /// The terminal role for an `AlertButton.Role`; roles added later, which this
   /// module does not know, are ``default``.
-  ///
-  /// ```swift
-  /// TerminalButton.Role(.destructive)                  // .destructive
-  /// TerminalButton.Role(AlertButton.Role("archive"))   // .default
-  /// ```
   ///
   /// - Parameter role: The alert button's role.
   public init(_ role: AlertButton.Role) {

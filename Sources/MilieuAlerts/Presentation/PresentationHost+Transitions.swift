@@ -1,0 +1,184 @@
+import Milieu
+
+// The host's state and how each call changes it. Every function here runs under the host's
+// lock and only records what follows from the change — presenting, withdrawing, resolving,
+// events, expiries — as effects, which `mutate` delivers once the lock is released.
+
+extension PresentationHost {
+  struct State: Sendable {
+    var current: Entry?
+    var pending = PendingQueue<Entry>()
+    var keys: [String: PresentationID] = [:]
+    /// The identities of the waiting items, so that showing one of them again is found without
+    /// a search; the current item's is compared directly, and a host that shows one item at a
+    /// time never touches the set.
+    var pendingIDs: Set<PresentationID> = []
+    /// The effects queued for delivery.
+    var effects: [Effect] = []
+    /// An empty buffer with capacity, which becomes `effects` when a delivery takes the queued
+    /// ones: the two buffers trade places, so queueing an effect does not allocate an array.
+    var spareEffects: [Effect] = []
+    var isDelivering = false
+    var subscribers: [Int: Subscriber] = [:]
+    var nextSubscriber = 0
+    /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
+    var expiries: [PresentationID: Task<Void, Never>] = [:]
+  }
+
+  /// What became of a showing the host was given.
+  enum Admission: Equatable {
+    /// Shown, queued, or dropped by the policy.
+    case handled
+    /// Dropped because the same value is already current or waiting.
+    case shownAlready
+  }
+}
+
+extension PresentationHost.State {
+  /// Takes a new showing: makes it current, queues it, or drops it, by the policy.
+  mutating func admit(
+    _ entry: PresentationHost.Entry, policy: PresentationPolicy
+  ) -> PresentationHost.Admission {
+    let item = entry.item
+    // One value shown twice would be two showings with one identity: an answer to either
+    // would answer both.
+    if isShownOrWaiting(item.id) {
+      drop(entry, .duplicate(of: item.id))
+      return .shownAlready
+    }
+    if policy.deduplicates, let key = item.deduplicationKey, let original = keys[key] {
+      drop(entry, .duplicate(of: original))
+      return .handled
+    }
+    guard let shown = current else {
+      post(.enqueued(item))
+      makeCurrent(entry)
+      return .handled
+    }
+    switch policy.whenBusy {
+    case .dropNew:
+      drop(entry, .busy)
+    case .replace:
+      post(.enqueued(item))
+      takeDown(shown)
+      drop(shown, .replaced(by: item.id))
+      makeCurrent(entry)
+    case .enqueue:
+      if pending.count >= policy.maximumPending {
+        guard policy.overflow == .dropOldest, let oldest = popFirstPending() else {
+          drop(entry, .queueFull(limit: policy.maximumPending))
+          return .handled
+        }
+        forget(oldest.item)
+        drop(oldest, .queueFull(limit: policy.maximumPending))
+      }
+      if policy.maximumPending == 0 {
+        drop(entry, .queueFull(limit: 0))
+        return .handled
+      }
+      remember(item)
+      pending.append(entry)
+      pendingIDs.insert(item.id)
+      post(.enqueued(item))
+    }
+    return .handled
+  }
+
+  /// Takes the answer to the current item, checking that it is current and that the answer is
+  /// its own, then makes the next item current.
+  ///
+  /// - Returns: The answered showing, whose outcome the caller delivers.
+  mutating func takeAnswered(
+    _ item: Item, with answer: Item.Answer?
+  ) throws(PresentationError) -> PresentationHost.Entry {
+    guard let shown = current, shown.item.id == item.id else {
+      throw .notCurrent(item.id, title: item.title, current: current?.item.id)
+    }
+    if let answer, !shown.item.isValid(answer) {
+      throw .invalidAnswer("\(answer)", item: item.id, title: item.title)
+    }
+    // Marked under the lock, so that a cancellation cannot come between the answer and the
+    // mark. If the awaiting task was cancelled first, the item is resolved already and its
+    // withdrawal is on its way: the answer is refused, as it would be a moment later.
+    if let resolution = shown.resolution, !resolution.markAnswered() {
+      throw .notCurrent(item.id, title: item.title, current: nil)
+    }
+    current = nil
+    forget(shown.item)
+    stopExpiry(of: shown.item)
+    post(answer.map { .answered(shown.item, $0) } ?? .dismissed(shown.item))
+    presentNext()
+    return shown
+  }
+
+  /// Takes an item away, shown or waiting, as cancelled.
+  mutating func withdraw(_ id: PresentationID) {
+    if let shown = current, shown.item.id == id {
+      takeDown(shown)
+      drop(shown, .cancelled)
+      presentNext()
+    } else if pendingIDs.remove(id) != nil,
+      let waiting = pending.remove(where: { $0.item.id == id })
+    {
+      forget(waiting.item)
+      drop(waiting, .cancelled)
+    }
+  }
+
+  /// Takes the current item off the screen without an answer.
+  private mutating func takeDown(_ shown: PresentationHost.Entry) {
+    current = nil
+    forget(shown.item)
+    stopExpiry(of: shown.item)
+    effects.append(.withdraw(shown.item))
+  }
+
+  /// Queues an event, if anyone subscribes to events: with no subscriber, the event is not even
+  /// made.
+  mutating func post(_ event: @autoclosure () -> PresentationEvent<Item>) {
+    if !subscribers.isEmpty { effects.append(.event(event())) }
+  }
+
+  private mutating func makeCurrent(_ entry: PresentationHost.Entry) {
+    remember(entry.item)
+    show(entry)
+  }
+
+  private mutating func presentNext() {
+    if let next = popFirstPending() { show(next) }
+  }
+
+  private mutating func show(_ entry: PresentationHost.Entry) {
+    current = entry
+    post(.presented(entry.item))
+    effects.append(.present(entry.item))
+    if let lifetime = entry.item.timedLifetime {
+      effects.append(.expire(entry.item, after: lifetime))
+    }
+  }
+
+  private mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
+    post(.dropped(entry.item, reason))
+    if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
+  }
+
+  /// Whether an item with this identity is current or waiting.
+  private func isShownOrWaiting(_ id: PresentationID) -> Bool {
+    current?.item.id == id || (!pendingIDs.isEmpty && pendingIDs.contains(id))
+  }
+
+  /// Takes the first waiting item out of the queue.
+  private mutating func popFirstPending() -> PresentationHost.Entry? {
+    guard let first = pending.popFirst() else { return nil }
+    pendingIDs.remove(first.item.id)
+    return first
+  }
+
+  private mutating func remember(_ item: Item) {
+    if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
+  }
+
+  private mutating func forget(_ item: Item) {
+    if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
+  }
+}
