@@ -186,11 +186,21 @@ extension SerializedTerminalTests {
           write(terminal.controller, $0.baseAddress, $0.count)
         }
         let choice = try presenter.present(Fixtures.deleteNotes)
-        var output = [UInt8](repeating: 0, count: 65_536)
-        let count = output.withUnsafeMutableBytes {
-          read(terminal.controller, $0.baseAddress, $0.count)
+        // The kernel hands what the terminal side wrote to the controller side in chunks, on
+        // its own schedule: read until the prompt has arrived, or nothing more comes.
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var waiting = pollfd(fd: terminal.controller, events: Int16(POLLIN), revents: 0)
+        while !String(decoding: output, as: UTF8.self).contains("Your choice [1-2]: "),
+          poll(&waiting, 1, 5_000) > 0
+        {
+          let count = chunk.withUnsafeMutableBytes {
+            read(terminal.controller, $0.baseAddress, $0.count)
+          }
+          guard count > 0 else { break }
+          output += chunk[..<count]
         }
-        _ = output.withUnsafeBytes { write(1, $0.baseAddress, max(0, count)) }
+        _ = output.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
         exit(!presenter.isInteractive && choice == .button(1) ? 0 : 1)
       }
       let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
