@@ -67,9 +67,11 @@ enum MilieuDemo {
     let app = NotesApp(terminal: Terminal())
     let sheet = app.library.makeShareSheet(for: "Roadmap")
     let note = app.library.work.roadmap
+    _ = note.node[\.syncClient]  // built, so that the tree shows where it is kept
     print(app.root.treeDescription())
     print()
     print(note.node.explain(\.syncAttempts))
+    print(note.node.explain(\.syncClient))
     print(note.node.explain(\.toastDuration))
     print("The note's showAlert reaches \(note.node.alertHostProvenance).")
     print("The share sheet's showAlert reaches \(sheet.node.alertHostProvenance).")

@@ -61,6 +61,8 @@ struct DemoCommandLineTests {
       "└─ node \"library\"", "node \"folder: Work\"", "node \"note: Roadmap\"",
       "node \"sheet: Share\"", "syncAttempts = 3  (MilieuDemo/LibraryService.swift:",
       "syncAttempts at node \"note: Roadmap\" is 3, set on node \"folder: Work\"",
+      "↳ keeps derived syncClient",
+      "syncClient at node \"note: Roadmap\" is SyncClient(SyncServer(fails 2 times), 3 attempts), derived (one per inputs) from syncServer and syncAttempts; kept with syncAttempts, set on node \"folder: Work\"",
       "The share sheet's showAlert reaches the alert host installed on node \"sheet: Share\"",
     ] {
       #expect(run.standardOutput.contains(text), "missing \(text)")

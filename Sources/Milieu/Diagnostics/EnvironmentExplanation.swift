@@ -97,7 +97,10 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
         sentence += " It shadows " + Self.list(shadowed) + "."
       case .derived(let lifetime):
         let inputs = key.derivation?.inputs ?? []
-        let names = inputs.isEmpty ? "nothing" : Self.list(inputs.map(\.name))
+        let names =
+          inputs.count == 2
+          ? "\(inputs[0].name) and \(inputs[1].name)"
+          : inputs.isEmpty ? "nothing" : Self.list(inputs.map(\.name))
         sentence += "derived (\(lifetime)) from \(names)"
         sentence += key.derivation.map { "; \($0.kept)." } ?? "."
         for input in inputs {

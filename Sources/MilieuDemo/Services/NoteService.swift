@@ -7,8 +7,7 @@ actor NoteService {
   @Environment(\.showAlert) var showAlert
   @Environment(\.showToast) var showToast
   @Environment(\.toastDuration) var toastDuration
-  @Environment(\.syncServer) var server
-  @Environment(\.syncAttempts) var maximumAttempts
+  @Environment(\.syncClient) var syncClient
   @Environment(\.console) var console
 
   /// The note's title.
@@ -25,10 +24,11 @@ actor NoteService {
   }
 
   /// The `retry` scenario: syncs the note; while it fails, an error alert offers Retry, whose
-  /// action tries again, up to ``maximumAttempts`` attempts in all.
+  /// action tries again, up to the sync client's `maximumAttempts` attempts in all.
   ///
   /// - Returns: Whether the note was synced.
   func sync() async -> Bool {
+    let maximumAttempts = syncClient.maximumAttempts
     await attempt()
     while let error = lastError {
       guard attempts < maximumAttempts else {
@@ -70,7 +70,7 @@ actor NoteService {
   private func attempt() async {
     attempts += 1
     do throws(SyncError) {
-      try await server.push(title)
+      try await syncClient.push(title)
       lastError = nil
     } catch {
       lastError = error
