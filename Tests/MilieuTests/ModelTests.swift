@@ -94,7 +94,7 @@ final class ModelWorld: Sendable {
     let index = Int.random(in: 0..<count, using: &random)
     let key: Key = Bool.random(using: &random) ? .left : .right
     switch choice {
-    case 0..<8: return read(at: index, throughWrapper: choice < 3)
+    case 0..<8: return read(at: index, way: choice % 4)
     case 8..<11: write(at: index, [key: value])
     case 11..<14: write(at: index, [.left: value, .right: value + 1])
     case 14..<16: write(at: index, [key: nil])
@@ -108,12 +108,20 @@ final class ModelWorld: Sendable {
     return nil
   }
 
-  private func read(at index: Int, throughWrapper: Bool) -> String? {
+  /// Reads the pair one of four ways: through a wrapper or the node's values, as a computed
+  /// property or as a derived value.
+  private func read(at index: Int, way: UInt8) -> String? {
     let held = model.withLock { $0.held[index] }
     guard let node = held.node, let reader = held.reader else { return nil }
     let start = clock.load(ordering: .acquiring)
     // One `values` is one snapshot: both halves come from it.
-    let pair = throughWrapper ? reader.pair : node.values.modelPair
+    let pair =
+      switch way {
+      case 0: reader.pair
+      case 1: reader.derivedPair
+      case 2: node.values.derivedPair
+      default: node.values.modelPair
+      }
     let end = clock.load(ordering: .acquiring)
     reads.add(1, ordering: .relaxed)
     // A write under way at the start may or may not have been seen.
@@ -190,9 +198,15 @@ struct ModelPair: Sendable, Equatable, CustomStringConvertible {
 
 extension EnvironmentValues {
   var modelPair: ModelPair { ModelPair(left: pairLeft, right: pairRight) }
+
+  /// The same pair, built as a derived value: kept where nodes see the same two slots.
+  static let derivedPair = Derived { ModelPair(left: $0.pairLeft, right: $0.pairRight) }
+  var derivedPair: ModelPair { self[Self.derivedPair] }
 }
 
-/// Reads both halves through one `@Environment` wrapper, whose cache the model checks too.
+/// Reads both halves through `@Environment` wrappers, whose caches the model checks too: one
+/// reads them as a computed property, one as a derived value.
 struct ModelPairReader: Sendable {
   @Environment(\.modelPair) var pair
+  @Environment(\.derivedPair) var derivedPair
 }
