@@ -174,9 +174,8 @@ final class WordEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @u
 @usableFromInline
 final class ValueEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
   // @unchecked: `version` and `value` are read and written only while `cacheLock` is held.
-  // The same lock makes the runtime's exclusivity checks redundant; they cost more than the
-  // rest of a read (the Read benchmark spent half its time in swift_beginAccess), so they are
-  // off for these two properties.
+  // The same lock makes the runtime's exclusivity checks redundant, and they would cost more
+  // than the rest of a read, so they are off for these two properties.
   @exclusivity(unchecked) @usableFromInline var version: UInt64 = 0
   @exclusivity(unchecked) @usableFromInline var value: Value?
 }
