@@ -93,6 +93,31 @@ import Testing
     #expect(log.count(of: "repository") == 1)
   }
 
+  @Test func removingAnOverrideOfADerivedValueLeavesItsInputsAlone() {
+    let app = makeApp(BuildLog())
+    let fake = Repository(client: Client(name: "fake"), label: "fake")
+    let test = app.child("test") {
+      $0.client = Client(name: "test")
+      $0.repository = fake
+    }
+    test.removeOverride(\.repository)
+    #expect(test[\.repository] !== fake)
+    #expect(test[\.repository].client.name == "test")
+  }
+
+  @Test func aChangeStreamOfADerivedValueYieldsWhenAnInputChanges() async {
+    let app = makeApp(BuildLog())
+    let request = app.child("request")
+    var values = request.changes(of: \.repository).makeAsyncIterator()
+    let first = await values.next()
+    app.set(\.retries, to: 4)  // not an input: no change
+    app.set(\.client, to: Client(name: "next"))
+    let second = await values.next()
+    #expect(first?.client.name == "app")
+    #expect(second?.client.name == "next")
+    #expect(second !== first)
+  }
+
   @Test func valuesWithLocalWritesSeeTheirOwnInputs() {
     let log = BuildLog()
     let app = makeApp(log)

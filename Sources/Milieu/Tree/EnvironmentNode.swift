@@ -223,7 +223,8 @@ public final class EnvironmentNode: @unchecked Sendable {
   ///
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
-    let identifiers = Set(Self.reads(of: keyPath, in: EnvironmentValues()).map(\.identifier))
+    let identifiers = Set(
+      Self.reads(of: keyPath, in: values).filter { !$0.isInput }.map(\.identifier))
     write { overrides, _ in
       guard overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
         return false
