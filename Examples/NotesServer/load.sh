@@ -4,6 +4,7 @@
 #
 #   ./load.sh                                  # from Examples/NotesServer
 #   LOAD_SECONDS=10 LOAD_ROUNDS=6 ./load.sh
+#   LOAD_AA=1 ./load.sh                        # the by-hand server against itself
 #
 # The variants are the same server built twice: `NotesServer` gives each request a child node of
 # the app's (Milieu); `NotesServerByHand` passes the services in the request context instead.
@@ -17,6 +18,10 @@
 # percentile, it reports the server's CPU time per request (user + system, from /proc), which
 # other processes on the machine disturb far less than they disturb throughput.
 #
+# LOAD_AA=1 runs the by-hand server in both places, Milieu's included: an A/A run, whose ratios
+# differ from 1 only by the noise of the machine, which is the floor below which an A/B ratio
+# says nothing.
+#
 # Traffic goes to 127.0.0.1 only. wrk and curl come from Debian's packages, installed here if
 # missing (we run as root). The servers are always stopped, whatever happens, by the EXIT trap.
 set -euo pipefail
@@ -29,6 +34,11 @@ readonly connections=${LOAD_CONNECTIONS:-16}
 readonly warmup_seconds=1
 readonly milieu_port=${LOAD_PORT:-18480}
 readonly byhand_port=$((milieu_port + 1))
+milieu_executable=NotesServer
+if [[ "${LOAD_AA:-0}" == 1 ]]; then
+  milieu_executable=NotesServerByHand
+fi
+readonly milieu_executable
 
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
@@ -73,7 +83,7 @@ LUA
 start_server() {
   local variant="$1" executable="$2" port="$3"
   local address="http://127.0.0.1:$port"
-  "$bin_path/$executable" --port "$port" --log-level error >"$work/$executable.log" 2>&1 &
+  "$bin_path/$executable" --port "$port" --log-level error >"$work/$variant.log" 2>&1 &
   local pid=$!
   server_pids+=("$pid")
   variant_pid[$variant]=$pid
@@ -84,7 +94,7 @@ start_server() {
     fi
     if ! kill -0 "$pid" 2>/dev/null || ((attempt == 100)); then
       echo "$executable did not answer on $address:" >&2
-      cat "$work/$executable.log" >&2
+      cat "$work/$variant.log" >&2
       return 1
     fi
     sleep 0.1
@@ -149,12 +159,15 @@ measure() {
   echo "$round $variant ${route// /_} $rps $(to_ms "$p99") $cpu" >>"$work/samples"
 }
 
+if [[ "$milieu_executable" != NotesServer ]]; then
+  echo "==> A/A run: $milieu_executable stands in for Milieu's server"
+fi
 echo "==> $rounds rounds of ${seconds} s per route and variant, after a ${warmup_seconds} s warm-up"
 echo "    wrk -t1 -c$connections on 127.0.0.1; $(nproc) cores," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
 for round in $(seq "$rounds"); do
   echo "  round $round"
-  start_server milieu NotesServer "$milieu_port"
+  start_server milieu "$milieu_executable" "$milieu_port"
   start_server byhand NotesServerByHand "$byhand_port"
   for route in "GET /notes" "POST /notes"; do
     if ((round % 2 == 1)); then

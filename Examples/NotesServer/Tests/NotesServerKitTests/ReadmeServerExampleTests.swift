@@ -31,10 +31,14 @@ struct RequestNodeMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 }
 
+/// A service: built once, shared by every request, told by each call whom to greet.
 struct Greeter {
-  // Hummingbird has an `Environment` type too: name Milieu's.
-  @Milieu.Environment(\.user) var user
-  func greeting() -> String { "Hello, \(user)!" }
+  func greeting(for user: String) -> String { "Hello, \(user)!" }
+}
+
+extension EnvironmentValues {
+  static let greeter = Derived { _ in Greeter() }  // builds from the values it is given
+  var greeter: Greeter { self[Self.greeter] }
 }
 // README: end
 
@@ -44,7 +48,10 @@ struct ReadmeServerExampleTests {
     // README: begin
     let router = Router()
     router.add(middleware: RequestNodeMiddleware())
-    router.get("hello") { _, _ in Greeter().greeting() }
+    router.get("hello") { _, _ in
+      let request = EnvironmentNode.current.values  // the request's node, read once
+      return request.greeter.greeting(for: request.user)
+    }
     // README: end
 
     try await Application(router: router).test(.router) { client in

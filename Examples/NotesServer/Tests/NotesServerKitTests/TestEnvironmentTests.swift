@@ -5,7 +5,9 @@ import NotesServerKit
 import Testing
 
 /// An app built inside `withTestEnvironment` takes the test's store and `notify` action, while
-/// other apps, in this test and in the tests that run beside it, keep their own.
+/// other apps, in this test and in the tests that run beside it, keep their own. No test
+/// overrides `notesService`: each gets one built on its own store and action, because the
+/// service is derived from them.
 @Suite("Test environments")
 struct TestEnvironmentTests {
   @Test func anAppBuiltInATestEnvironmentUsesItsStoreAndAction() async throws {
@@ -28,9 +30,32 @@ struct TestEnvironmentTests {
     #expect(seeded.notes(of: alice).map(\.title) == ["Seeded", "New"])
   }
 
+  @Test func theServiceATestGetsIsBuiltOnItsStoreAndAction() async throws {
+    let store = NotesStore()
+    let recorder = NotificationRecorder()
+    let outside = EnvironmentNode.current[\.notesService]
+    try await withTestEnvironment(.set(\.notesStore, store), .set(\.notify, recorder.action)) {
+      let service = EnvironmentNode.current[\.notesService]
+      #expect(service !== outside)
+      #expect(service.store === store)
+      #expect(outside.store !== store)
+      service.notify(.deletedAll(owner: "alice", count: 0))
+      #expect(recorder.notifications == [.deletedAll(owner: "alice", count: 0)])
+      // The requests of an app built here read that same service.
+      let seen = SeenServices()
+      let router = NotesApplication.makeRouter()
+      DerivedServiceTests.addServiceProbe(to: router, seen: seen)
+      try await NotesApplication.make(router: router).test(.router) { client in
+        _ = try await client.send(.get, "/service", as: "alice")
+      }
+      #expect(seen.take().map(ObjectIdentifier.init) == [ObjectIdentifier(service)])
+    }
+  }
+
   @Test func appsInParallelTestEnvironmentsKeepTheirOwnStoresAndActions() async throws {
     let recorders = (0..<8).map { _ in NotificationRecorder() }
     let stores = (0..<8).map { _ in NotesStore() }
+    let services = SeenServices()
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<8 {
         group.addTask {
@@ -43,6 +68,9 @@ struct TestEnvironmentTests {
                 _ = try await client.send(.post, "/notes", as: "shared-user", body: body)
               }
             }
+            let service = EnvironmentNode.current[\.notesService]
+            #expect(service.store === stores[index])
+            services.remember(service)
           }
         }
       }
@@ -54,5 +82,6 @@ struct TestEnvironmentTests {
       #expect(titles == (0..<5).map { "app \(index) note \($0)" })
       #expect(recorders[index].notifications.count == 5)
     }
+    #expect(Set(services.take().map(ObjectIdentifier.init)).count == 8)
   }
 }

@@ -16,32 +16,34 @@ public enum HandWiredApplication {
     let router = Router(context: HandWiredRequestContext.self)
     router.add(middleware: JSONErrorMiddleware())
     router.add(middleware: HandWiringMiddleware(app: services))
+    // Built once, as Milieu's server builds its derived `notesService` once per app node.
+    let service = HandWiredNotesService(app: services)
+    let maximumBodySize = services.configuration.maximumBodySize
     router.get("notes") { _, context in
-      NoteList(notes: HandWiredNotesService(services: try context.requireServices()).notes())
+      NoteList(notes: service.notes(for: try context.requireServices().caller))
     }
     router.post("notes") { request, context in
-      let services = try context.requireServices()
-      let draft = try await request.decodeJSONBody(
-        NoteDraft.self, maximumSize: services.app.configuration.maximumBodySize)
-      let note = try HandWiredNotesService(services: services).create(draft)
-      return EditedResponse(status: .created, response: note)
+      let caller = try context.requireServices().caller
+      let draft = try await request.decodeJSONBody(NoteDraft.self, maximumSize: maximumBodySize)
+      return EditedResponse(status: .created, response: try service.create(draft, for: caller))
     }
     router.delete("notes/:id") { _, context in
-      let id = try NotesRoutes.noteID(context.parameters.get("id"))
-      try HandWiredNotesService(services: try context.requireServices()).delete(id: id)
+      let caller = try context.requireServices().caller
+      try service.delete(id: try NotesRoutes.noteID(context.parameters.get("id")), for: caller)
       return HTTPResponse.Status.noContent
     }
     router.post("notes/deletion-token") { _, context in
-      let service = HandWiredNotesService(services: try context.requireServices())
-      return EditedResponse(status: .created, response: service.issueDeletionToken())
+      let caller = try context.requireServices().caller
+      return EditedResponse(status: .created, response: service.issueDeletionToken(for: caller))
     }
     router.delete("notes") { request, context in
-      try HandWiredNotesService(services: try context.requireServices())
-        .deleteAll(confirmedBy: request.uri.queryParameters.get("confirm"))
+      try service.deleteAll(
+        confirmedBy: request.uri.queryParameters.get("confirm"),
+        for: try context.requireServices().caller)
     }
     router.get("me") { _, context in
       let services = try context.requireServices()
-      return WhoAmIResponse(user: services.user.name, requestID: services.requestID)
+      return WhoAmIResponse(user: services.caller.user.name, requestID: services.requestID)
     }
     return router
   }

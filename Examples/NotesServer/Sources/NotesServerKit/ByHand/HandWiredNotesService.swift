@@ -1,76 +1,98 @@
 import Logging
 
-/// The by-hand counterpart of ``NotesService``: the same logic, with its services passed in.
-public struct HandWiredNotesService: Sendable {
-  private let services: HandWiredRequestServices
+/// The by-hand counterpart of ``NotesService``: the same logic, built once from the shared
+/// services it is handed, and told by each call which request it is for.
+///
+/// Where Milieu's `notify` action logs with the logger of the node current when it is called,
+/// this one logs with the caller's logger, which each call passes in.
+public final class HandWiredNotesService: Sendable {
+  private let store: NotesStore
+  private let clock: any Clock<Duration>
+  private let deletionTokenLifetime: Duration
 
   /// Creates the service.
   ///
-  /// - Parameter services: The request's services.
-  public init(services: HandWiredRequestServices) {
-    self.services = services
+  /// - Parameter app: What every request shares.
+  public init(app: HandWiredAppServices) {
+    self.store = app.store
+    self.clock = app.clock
+    self.deletionTokenLifetime = app.configuration.deletionTokenLifetime
   }
 
   /// The user's notes, oldest first.
   ///
+  /// - Parameter caller: The request's user and logger.
   /// - Returns: The notes.
-  public func notes() -> [Note] {
-    let notes = services.app.store.notes(of: services.user)
-    services.logger.debug("listed \(notes.count) notes")
+  public func notes(for caller: NotesCaller) -> [Note] {
+    let notes = store.notes(of: caller.user)
+    caller.logger.debug("listed \(notes.count) notes")
     return notes
   }
 
   /// Creates a note.
   ///
-  /// - Parameter draft: Its title and text.
+  /// - Parameters:
+  ///   - draft: Its title and text.
+  ///   - caller: The request's user and logger.
   /// - Returns: The note.
   /// - Throws: ``APIError`` 422 for a draft that breaks a rule.
-  public func create(_ draft: NoteDraft) throws(APIError) -> Note {
+  public func create(_ draft: NoteDraft, for caller: NotesCaller) throws(APIError) -> Note {
     try draft.validate()
-    let note = services.app.store.add(draft, owner: services.user)
-    services.logger.debug("created note \(note.id)")
-    services.notify(.created(note))
+    let note = store.add(draft, owner: caller.user)
+    caller.logger.debug("created note \(note.id)")
+    notify(.created(note), caller)
     return note
   }
 
   /// Deletes one of the user's notes.
   ///
-  /// - Parameter id: The note's id.
+  /// - Parameters:
+  ///   - id: The note's id.
+  ///   - caller: The request's user and logger.
   /// - Throws: ``APIError`` 404 if the user has no such note.
-  public func delete(id: Int) throws(APIError) {
-    guard let note = services.app.store.remove(id: id, owner: services.user) else {
-      throw .notFound("\(services.user) has no note \(id)")
+  public func delete(id: Int, for caller: NotesCaller) throws(APIError) {
+    guard let note = store.remove(id: id, owner: caller.user) else {
+      throw .notFound("\(caller.user) has no note \(id)")
     }
-    services.logger.debug("deleted note \(id)")
-    services.notify(.deleted(note))
+    caller.logger.debug("deleted note \(id)")
+    notify(.deleted(note), caller)
   }
 
   /// Issues the token that confirms deleting all the user's notes.
   ///
+  /// - Parameter caller: The request's user and logger.
   /// - Returns: The token and how long it stays valid.
-  public func issueDeletionToken() -> DeletionTokenResponse {
-    let lifetime = services.app.configuration.deletionTokenLifetime
-    let token = services.app.store.issueDeletionToken(
-      for: services.user, clock: services.app.clock, lifetime: lifetime)
-    services.logger.debug("issued a deletion token")
+  public func issueDeletionToken(for caller: NotesCaller) -> DeletionTokenResponse {
+    let lifetime = deletionTokenLifetime
+    let token = store.issueDeletionToken(for: caller.user, clock: clock, lifetime: lifetime)
+    caller.logger.debug("issued a deletion token")
     return DeletionTokenResponse(token: token, expiresInSeconds: Int(lifetime.components.seconds))
   }
 
   /// Deletes all the user's notes, if the token confirms it.
   ///
-  /// - Parameter token: The token, or `nil` if the request carries none.
+  /// - Parameters:
+  ///   - token: The token, or `nil` if the request carries none.
+  ///   - caller: The request's user and logger.
   /// - Returns: How many notes were deleted.
   /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one.
-  public func deleteAll(confirmedBy token: String?) throws(APIError) -> DeletedAllResponse {
+  public func deleteAll(
+    confirmedBy token: String?, for caller: NotesCaller
+  ) throws(APIError) -> DeletedAllResponse {
     guard let token, !token.isEmpty else {
       throw .badRequest(
         "missing confirmation token: POST /notes/deletion-token, then DELETE /notes?confirm=TOKEN"
       )
     }
-    let count = try services.app.store.removeAll(
-      of: services.user, confirmedBy: token, clock: services.app.clock)
-    services.logger.debug("deleted all \(count) notes")
-    services.notify(.deletedAll(owner: services.user.name, count: count))
+    let count = try store.removeAll(of: caller.user, confirmedBy: token, clock: clock)
+    caller.logger.debug("deleted all \(count) notes")
+    notify(.deletedAll(owner: caller.user.name, count: count), caller)
     return DeletedAllResponse(deleted: count)
+  }
+
+  /// Logs a notification with the caller's logger, as Milieu's live `notify` does with the
+  /// current node's.
+  private func notify(_ notification: NoteNotification, _ caller: NotesCaller) {
+    caller.logger.info("notify: \(notification)")
   }
 }

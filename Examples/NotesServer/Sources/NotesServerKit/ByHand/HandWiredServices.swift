@@ -33,17 +33,11 @@ public struct HandWiredAppServices: Sendable {
   }
 }
 
-/// What one request of the by-hand server carries: the shared services, and its own user, id,
-/// logger and `notify` action.
+/// What one request of the by-hand server carries: its id, and the caller its services are
+/// passed (its user, and its logger with the id and user as metadata).
 public struct HandWiredRequestServices: Sendable {
-  /// What every request shares.
-  public var app: HandWiredAppServices
-  /// The user the request acts for.
-  public var user: AuthenticatedUser
+  /// The request's user and logger.
+  public var caller: NotesCaller
   /// The request's id.
   public var requestID: String
-  /// The server's logger with the request's id and user as metadata.
-  public var logger: Logger
-  /// Logs notifications with the request's logger.
-  public var notify: NotifyAction
 }

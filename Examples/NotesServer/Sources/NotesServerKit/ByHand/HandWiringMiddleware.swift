@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 
 /// The by-hand counterpart of ``RequestEnvironmentMiddleware``: reads the user header, makes
-/// the request's logger, and stores the request's services in its context.
+/// the request's logger, and stores the request's id and caller in its context.
 public struct HandWiringMiddleware: RouterMiddleware {
   private let app: HandWiredAppServices
   private let userHeader: HTTPField.Name
@@ -39,8 +39,7 @@ public struct HandWiringMiddleware: RouterMiddleware {
     logger[metadataKey: "user"] = .string(user.name)
     var context = context
     context.services = HandWiredRequestServices(
-      app: app, user: user, requestID: requestID, logger: logger,
-      notify: .logging(to: logger))
+      caller: NotesCaller(user: user, logger: logger), requestID: requestID)
     return try await next(request, context)
   }
 }

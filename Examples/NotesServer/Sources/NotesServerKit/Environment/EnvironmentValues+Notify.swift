@@ -22,16 +22,13 @@ public enum NoteNotification: Sendable, Equatable, CustomStringConvertible {
 
 /// Tells someone that notes changed: a callable action, in the style of `ShowAlertAction`.
 ///
-/// Services read it from the environment and call it like a function:
+/// A service takes it from the values it is built from, and calls it like a function:
 ///
 /// ```swift
-/// struct NotesService {
-///   @Environment(\.notify) var notify
-///
-///   func created(_ note: Note) {
-///     notify(.created(note))
-///   }
+/// static let notesService = Derived { values in
+///   NotesService(store: values.notesStore, clock: values.clock, notify: values.notify, …)
 /// }
+/// notify(.created(note))  // in NotesService
 /// ```
 ///
 /// The app node installs ``logging``; a test installs one that records, with
@@ -60,7 +57,8 @@ public struct NotifyAction: Sendable {
   }
 
   /// Logs each notification at `info` level with the logger of the node that is current when it
-  /// is sent, so that in a request the line carries the request's id and user.
+  /// is sent, so that in a request the line carries the request's id and user, even though the
+  /// action itself, like the service that holds it, is shared by every request.
   public static let logging = NotifyAction { notification in
     EnvironmentNode.current[\.logger].info("notify: \(notification)")
   }

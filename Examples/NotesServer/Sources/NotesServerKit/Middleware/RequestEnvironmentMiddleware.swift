@@ -6,16 +6,17 @@ import Milieu
 /// Gives each request a child of the app's node, current while the request is handled.
 ///
 /// The child holds what belongs to that request alone: its id, the user its header names, and
-/// a logger that carries both as metadata. Handlers, and the services they create, read them
-/// with `@Environment`, together with everything the app node shares (configuration, store,
-/// clock, actions), and cannot see another request's.
+/// a logger that carries both as metadata. Handlers read them from the node, together with
+/// everything the app node shares (configuration, store, clock, actions, and the services
+/// derived from them, which are built once per app, not per request), and cannot see another
+/// request's.
 ///
 /// Nothing but the request holds the node, so it goes with the request. When the handler
 /// returns its answer as bytes, as every route of this server does, the node is freed as the
 /// middleware returns, just before Hummingbird writes them. A streaming body, which Hummingbird
-/// runs after the middleware has returned and outside its `withCurrent`, keeps the node for as
-/// long as it holds a service made in it, since `@Environment` holds its node; such a body reads
-/// through those services, not through `EnvironmentNode.current`, which is then the root again.
+/// runs after the middleware has returned and outside its `withCurrent`, sees the root as
+/// `EnvironmentNode.current`; it should capture what it needs of the request (the service and
+/// the caller) before the handler returns.
 /// A request whose user header is missing or malformed gets a 401 and no node at all.
 ///
 /// ```swift

@@ -4,8 +4,10 @@ import Milieu
 /// The notes API's handlers: each decodes what the request carries, calls ``NotesService``,
 /// and encodes the answer.
 ///
-/// Each handler runs in the request's node: what it reads with `@Environment`, and the
-/// ``NotesService`` it makes, see that request's environment.
+/// Each handler runs in the request's node and reads its values once, as
+/// `EnvironmentNode.current.values`: from them it takes the app's shared ``NotesService`` (a
+/// derived value, built once per app) and the request's ``NotesCaller`` (its user and logger),
+/// and passes the one to the other.
 ///
 /// | route | answer |
 /// |---|---|
@@ -36,9 +38,10 @@ public enum NotesRoutes {
   /// `GET /notes`.
   ///
   /// - Returns: The user's notes.
-  /// - Throws: ``APIError``.
+  /// - Throws: ``APIError`` 401 outside a request.
   public static func list() throws(APIError) -> NoteList {
-    NoteList(notes: try NotesService().notes())
+    let request = EnvironmentNode.current.values
+    return NoteList(notes: request.notesService.notes(for: try request.notesCaller()))
   }
 
   /// `POST /notes`.
@@ -48,10 +51,12 @@ public enum NotesRoutes {
   /// - Throws: ``APIError``: 400 for a malformed body, 413 for one too large, 422 for a draft
   ///   that breaks a rule.
   public static func create(_ request: Request) async throws(APIError) -> EditedResponse<Note> {
-    @Milieu.Environment(\.configuration) var configuration
-    let maximumSize = configuration.maximumBodySize
-    let draft = try await request.decodeJSONBody(NoteDraft.self, maximumSize: maximumSize)
-    return EditedResponse(status: .created, response: try NotesService().create(draft))
+    let values = EnvironmentNode.current.values
+    let caller = try values.notesCaller()
+    let draft = try await request.decodeJSONBody(
+      NoteDraft.self, maximumSize: values.configuration.maximumBodySize)
+    let note = try values.notesService.create(draft, for: caller)
+    return EditedResponse(status: .created, response: note)
   }
 
   /// `DELETE /notes/:id`.
@@ -61,26 +66,31 @@ public enum NotesRoutes {
   /// - Throws: ``APIError``: 400 for an id that is not a positive integer, 404 for a note the
   ///   user does not have.
   public static func delete(id rawID: String?) throws(APIError) -> HTTPResponse.Status {
-    try NotesService().delete(id: try Self.noteID(rawID))
+    let request = EnvironmentNode.current.values
+    try request.notesService.delete(id: try Self.noteID(rawID), for: try request.notesCaller())
     return .noContent
   }
 
   /// `POST /notes/deletion-token`.
   ///
   /// - Returns: 201 and the token.
-  /// - Throws: ``APIError``.
+  /// - Throws: ``APIError`` 401 outside a request.
   public static func issueDeletionToken() throws(APIError) -> EditedResponse<DeletionTokenResponse>
   {
-    EditedResponse(status: .created, response: try NotesService().issueDeletionToken())
+    let request = EnvironmentNode.current.values
+    let token = request.notesService.issueDeletionToken(for: try request.notesCaller())
+    return EditedResponse(status: .created, response: token)
   }
 
   /// `DELETE /notes?confirm=TOKEN`.
   ///
   /// - Parameter token: The `confirm` query parameter.
   /// - Returns: How many notes were deleted.
-  /// - Throws: ``APIError``: 400 without a token, 403 for a wrong or expired one.
+  /// - Throws: ``APIError``: 400 without a token, 403 for a wrong or expired one, 401 outside
+  ///   a request.
   public static func deleteAll(confirmedBy token: String?) throws(APIError) -> DeletedAllResponse {
-    try NotesService().deleteAll(confirmedBy: token)
+    let request = EnvironmentNode.current.values
+    return try request.notesService.deleteAll(confirmedBy: token, for: try request.notesCaller())
   }
 
   /// `GET /me`.
@@ -88,12 +98,11 @@ public enum NotesRoutes {
   /// - Returns: The user and the request's id, as the environment has them.
   /// - Throws: ``APIError`` 401 outside a request.
   public static func whoAmI() throws(APIError) -> WhoAmIResponse {
-    @Milieu.Environment(\.authenticatedUser) var authenticatedUser
-    @Milieu.Environment(\.requestID) var requestID
-    guard let authenticatedUser, let requestID else {
-      throw .unauthorized("no authenticated user: NotesRoutes was made outside a request")
+    let request = EnvironmentNode.current.values
+    guard let user = request.authenticatedUser, let requestID = request.requestID else {
+      throw .unauthorized("no authenticated user: NotesRoutes was called outside a request")
     }
-    return WhoAmIResponse(user: authenticatedUser.name, requestID: requestID)
+    return WhoAmIResponse(user: user.name, requestID: requestID)
   }
 
   /// Reads a note id from a path parameter.

@@ -1,102 +1,137 @@
 import Logging
-import Milieu
 
 /// What a user can do with their notes: the server's logic, free of HTTP.
 ///
-/// It reads everything it needs from the node that is current when it is made — in a request,
-/// that request's node: the store, clock, configuration and `notify` action the app shares, and
-/// the user and logger of that request alone.
+/// One service serves every request of an app: it holds what the app shares (the store, the
+/// clock, the `notify` action and the tokens' lifetime), and each call is told which request it
+/// is for by a ``NotesCaller``, the user and the logger of that request. In Milieu's server it
+/// is a derived value, `EnvironmentValues.notesService`, built once from the app node's values
+/// and rebuilt only where one of them is overridden:
 ///
 /// ```swift
-/// let service = request.withCurrent { NotesService() }
-/// let note = try service.create(NoteDraft(title: "Standup"))
+/// let request = EnvironmentNode.current.values
+/// let notes = request.notesService.notes(for: try request.notesCaller())
 /// ```
-public struct NotesService: Sendable {
-  @Environment(\.notesStore) private var store
-  @Environment(\.authenticatedUser) private var authenticatedUser
-  @Environment(\.logger) private var logger
-  @Environment(\.notify) private var notify
-  @Environment(\.clock) private var clock
-  @Environment(\.configuration) private var configuration
+///
+/// The by-hand server builds one itself and passes it the same caller, made by hand.
+public final class NotesService: Sendable {
+  /// Where the notes live.
+  public let store: NotesStore
+  /// The clock that times confirmation tokens.
+  public let clock: any Clock<Duration>
+  /// Tells someone that notes changed.
+  public let notify: NotifyAction
+  /// How long a delete-all confirmation token stays valid.
+  public let deletionTokenLifetime: Duration
 
-  /// Creates the service, bound to the current node.
-  public init() {}
+  /// Creates the service.
+  ///
+  /// - Parameters:
+  ///   - store: Where the notes live.
+  ///   - clock: The clock that times confirmation tokens.
+  ///   - notify: Tells someone that notes changed.
+  ///   - deletionTokenLifetime: How long a delete-all confirmation token stays valid.
+  public init(
+    store: NotesStore, clock: any Clock<Duration>, notify: NotifyAction,
+    deletionTokenLifetime: Duration
+  ) {
+    self.store = store
+    self.clock = clock
+    self.notify = notify
+    self.deletionTokenLifetime = deletionTokenLifetime
+  }
 
   /// The user's notes, oldest first.
   ///
+  /// - Parameter caller: The request's user and logger.
   /// - Returns: The notes.
-  /// - Throws: ``APIError`` 401 outside a request.
-  public func notes() throws(APIError) -> [Note] {
-    let notes = store.notes(of: try user())
-    logger.debug("listed \(notes.count) notes")
+  public func notes(for caller: NotesCaller) -> [Note] {
+    let notes = store.notes(of: caller.user)
+    caller.logger.debug("listed \(notes.count) notes")
     return notes
   }
 
   /// Creates a note.
   ///
-  /// - Parameter draft: Its title and text.
+  /// - Parameters:
+  ///   - draft: Its title and text.
+  ///   - caller: The request's user and logger.
   /// - Returns: The note.
-  /// - Throws: ``APIError`` 422 for a draft that breaks a rule, 401 outside a request.
-  public func create(_ draft: NoteDraft) throws(APIError) -> Note {
+  /// - Throws: ``APIError`` 422 for a draft that breaks a rule.
+  public func create(_ draft: NoteDraft, for caller: NotesCaller) throws(APIError) -> Note {
     try draft.validate()
-    let note = store.add(draft, owner: try user())
-    logger.debug("created note \(note.id)")
+    let note = store.add(draft, owner: caller.user)
+    caller.logger.debug("created note \(note.id)")
     notify(.created(note))
     return note
   }
 
   /// Deletes one of the user's notes.
   ///
-  /// - Parameter id: The note's id.
-  /// - Throws: ``APIError`` 404 if the user has no such note, 401 outside a request.
-  public func delete(id: Int) throws(APIError) {
-    let user = try user()
-    guard let note = store.remove(id: id, owner: user) else {
-      throw .notFound("\(user) has no note \(id)")
+  /// - Parameters:
+  ///   - id: The note's id.
+  ///   - caller: The request's user and logger.
+  /// - Throws: ``APIError`` 404 if the user has no such note.
+  public func delete(id: Int, for caller: NotesCaller) throws(APIError) {
+    guard let note = store.remove(id: id, owner: caller.user) else {
+      throw .notFound("\(caller.user) has no note \(id)")
     }
-    logger.debug("deleted note \(id)")
+    caller.logger.debug("deleted note \(id)")
     notify(.deleted(note))
   }
 
   /// Issues the token that confirms deleting all the user's notes.
   ///
+  /// - Parameter caller: The request's user and logger.
   /// - Returns: The token and how long it stays valid.
-  /// - Throws: ``APIError`` 401 outside a request.
-  public func issueDeletionToken() throws(APIError) -> DeletionTokenResponse {
-    let lifetime = configuration.deletionTokenLifetime
-    let token = store.issueDeletionToken(for: try user(), clock: clock, lifetime: lifetime)
-    logger.debug("issued a deletion token")
+  public func issueDeletionToken(for caller: NotesCaller) -> DeletionTokenResponse {
+    let lifetime = deletionTokenLifetime
+    let token = store.issueDeletionToken(for: caller.user, clock: clock, lifetime: lifetime)
+    caller.logger.debug("issued a deletion token")
     return DeletionTokenResponse(token: token, expiresInSeconds: Int(lifetime.components.seconds))
   }
 
   /// Deletes all the user's notes, if the token confirms it.
   ///
-  /// - Parameter token: The token from ``issueDeletionToken()``, or `nil` if the request
-  ///   carries none.
+  /// - Parameters:
+  ///   - token: The token from ``issueDeletionToken(for:)``, or `nil` if the request carries
+  ///     none.
+  ///   - caller: The request's user and logger.
   /// - Returns: How many notes were deleted.
-  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one, 401 outside a
-  ///   request.
-  public func deleteAll(confirmedBy token: String?) throws(APIError) -> DeletedAllResponse {
-    let user = try user()
+  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one.
+  public func deleteAll(
+    confirmedBy token: String?, for caller: NotesCaller
+  ) throws(APIError) -> DeletedAllResponse {
     guard let token, !token.isEmpty else {
       throw .badRequest(
         "missing confirmation token: POST /notes/deletion-token, then DELETE /notes?confirm=TOKEN"
       )
     }
-    let count = try store.removeAll(of: user, confirmedBy: token, clock: clock)
-    logger.debug("deleted all \(count) notes")
-    notify(.deletedAll(owner: user.name, count: count))
+    let count = try store.removeAll(of: caller.user, confirmedBy: token, clock: clock)
+    caller.logger.debug("deleted all \(count) notes")
+    notify(.deletedAll(owner: caller.user.name, count: count))
     return DeletedAllResponse(deleted: count)
   }
+}
 
-  /// The request's user.
+/// Whom a call to ``NotesService`` is for: the request's user, and its logger, which carries
+/// the request's id and user as metadata.
+///
+/// Made once per request: Milieu's handlers read it from the request's node with
+/// `EnvironmentValues.notesCaller()`; the by-hand middleware makes it itself.
+public struct NotesCaller: Sendable {
+  /// The user the request acts for.
+  public var user: AuthenticatedUser
+  /// The request's logger.
+  public var logger: Logger
+
+  /// Creates a caller.
   ///
-  /// - Returns: The user.
-  /// - Throws: ``APIError`` 401 when the service was made outside a request.
-  private func user() throws(APIError) -> AuthenticatedUser {
-    guard let authenticatedUser else {
-      throw .unauthorized("no authenticated user: NotesService was made outside a request")
-    }
-    return authenticatedUser
+  /// - Parameters:
+  ///   - user: The user the request acts for.
+  ///   - logger: The request's logger.
+  public init(user: AuthenticatedUser, logger: Logger) {
+    self.user = user
+    self.logger = logger
   }
 }
