@@ -52,6 +52,7 @@ let package = Package(
       "AlertBenchmarks", extraDependencies: [.product(name: "MilieuAlerts", package: "Milieu")]),
     benchmarkTarget("PropagationBenchmarks"),
     benchmarkTarget("ServerBenchmarks"),
+    benchmarkTarget("GraphBenchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -102,6 +102,21 @@ compare("Write: set on a node above 100,000 descendants",
         "Write: floor, a loop visiting 100,000 objects once", "≤ 3×", 3)
 compare("Propagation: set at the root, then read at 1,000 leaves",
         "Propagation: read at 1,000 leaves, nothing changed", "", 0, per=1_000)
+# Derived values (issue 17): a built one read like a plain entry holding the same type, through
+# the wrapper services use and through EnvironmentValues; its first read, less the scope it is
+# made in, against that scope; the graph against the same graph in the other two libraries.
+compare("Read: @Environment at depth 1, a derived service, built",
+        "Read: @Environment at depth 1, a plain entry holding a service", "≤ 2×", 2)
+compare("Read: EnvironmentValues, a derived service, built",
+        "Read: EnvironmentValues, a plain entry holding a service", "≤ 2×", 2)
+compare("Scope: child node with one override, then a first read of a derived value",
+        "Scope: child node with one override, then a read",
+        "≤ 3× (the first read ≤ 2× the scope)", 3)
+GRAPH = "Graph: Milieu, 10 features × 100 derived services"
+compare(GRAPH, "Graph: by hand, 10 features × 100 services", "", 0)
+compare(GRAPH, "Graph: swift-dependencies, 10 features × 100 services", "≥ 3× faster", 3,
+        at_least=True)
+compare(GRAPH, "Graph: Swinject, 10 features × 100 services", "≥ 3× faster", 3, at_least=True)
 build = medians.get("Build: tree of 100,000 nodes, fan-out 10", {})
 requested = build.get("Malloc / free Δ (bytes)")
 row("Build: bytes requested per node", "—" if requested is None else f"{requested / 1e5:.0f} B",

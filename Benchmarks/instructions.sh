@@ -32,7 +32,10 @@ for name in "stored read" "unrelated set" "unrelated set, read at depth 1,000" \
   "ancestor set, depth 10" "ancestor set, read at depth 10" \
   "ancestor set, depth 1,000" "ancestor set, read at depth 1,000" \
   "child with one override, read" "TaskLocal withValue, read" \
-  "child with one override, withCurrent, @Environment read"; do
+  "child with one override, withCurrent, @Environment read" \
+  "values, plain entry read" "values, derived read" \
+  "@Environment, plain entry read" "@Environment, derived read" \
+  "child with one override, first derived read"; do
   counts[$name]=$(per_iteration "$name")
   printf '  %-40s %8d instructions\n' "$name" "${counts[$name]}" >&2
 done
@@ -43,6 +46,7 @@ w2_1000=$((counts["ancestor set, read at depth 1,000"] - counts["ancestor set, d
 stored=${counts["stored read"]}
 scope=${counts["child with one override, read"]}
 tasklocal=${counts["TaskLocal withValue, read"]}
+first_derived=${counts["child with one override, first derived read"]}
 
 row() { # CASE VALUE ANCHOR-NAME ANCHOR-VALUE TARGET-RATIO
   local ratio
@@ -60,3 +64,9 @@ row "W2: read at depth 1,000 after a set at its ancestor" "$w2_1000" "the same a
   "$w2_10" 2
 row "Scope: child with one override, then a read" "$scope" "TaskLocal withValue, read" \
   "$tasklocal" 3
+row "Derived: EnvironmentValues read, built" "${counts["values, derived read"]}" \
+  "the same of a plain entry" "${counts["values, plain entry read"]}" 2
+row "Derived: @Environment read, built" "${counts["@Environment, derived read"]}" \
+  "the same of a plain entry" "${counts["@Environment, plain entry read"]}" 2
+row "Derived: child with one override, then a first read" "$first_derived" \
+  "the same, a plain read" "$scope" 3

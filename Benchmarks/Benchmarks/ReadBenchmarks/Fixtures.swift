@@ -100,6 +100,47 @@ extension EnvironmentNode {
   }
 }
 
+extension EnvironmentNode {
+  /// A node one level below a root that sets the plain service and the derived service's
+  /// inputs, with the derived service built there already.
+  static func derivedChain() -> EnvironmentNode {
+    let root = EnvironmentNode("derived-root")
+    root.update {
+      $0.retries = 5
+      $0.greeter = Greeter("Hi there")
+      $0.region = "us-east"
+      $0.plainRepository = Repository(retries: 5, greeter: Greeter("Hi there"), region: "us-east")
+    }
+    let node = root.child()
+    _ = node[\.repository]
+    return node
+  }
+}
+
+/// A component that reads a service held by a plain entry.
+struct PlainRepositoryService {
+  @Environment(\.plainRepository) var repository
+
+  /// A service created in `node`, whose wrapper has read the value once.
+  static func bound(to node: EnvironmentNode) -> PlainRepositoryService {
+    let service = node.withCurrent { PlainRepositoryService() }
+    _ = service.repository
+    return service
+  }
+}
+
+/// A component that reads the same kind of service, derived.
+struct DerivedRepositoryService {
+  @Environment(\.repository) var repository
+
+  /// A service created in `node`, whose wrapper has read the value once.
+  static func bound(to node: EnvironmentNode) -> DerivedRepositoryService {
+    let service = node.withCurrent { DerivedRepositoryService() }
+    _ = service.repository
+    return service
+  }
+}
+
 /// The same component written with swift-dependencies.
 final class DependencyService {
   @Dependency(\.retries) var retries

@@ -5,7 +5,8 @@ import Milieu
 import Swinject
 
 // Suite 1, Read: what one read costs, from the floor (a stored property) through
-// `EnvironmentValues` and `@Environment` at growing depths, to swift-dependencies and Swinject.
+// `EnvironmentValues` and `@Environment` at growing depths, to swift-dependencies and Swinject;
+// and a derived service, once built, beside a plain entry holding a service of the same type.
 // The `@Environment` cases read through a struct service; one case reads through a final class,
 // to show what keeping the wrapper in a class's stored `var` costs its owner.
 //
@@ -16,6 +17,7 @@ import Swinject
 let benchmarks: @Sendable () -> Void = {
   registerMilieuReads()
   registerAnchorReads()
+  registerDerivedReads()
   registerThreadScaling()
   registerARCCounts()
 }
@@ -104,6 +106,41 @@ func registerAnchorReads() {
   }
 }
 
+/// A derived service read once built, beside a plain entry holding a service of the same type,
+/// both one level below the node that sets them or their inputs; through `@Environment`, as
+/// services read, and through `EnvironmentValues` made once, where the derived read runs its
+/// lookup every time instead of reading a wrapper's cache.
+func registerDerivedReads() {
+  let node = EnvironmentNode.derivedChain()
+  let plainService = PlainRepositoryService.bound(to: node)
+  Benchmark(
+    "Read: @Environment at depth 1, a plain entry holding a service",
+    configuration: readConfiguration(.kilo)
+  ) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(plainService.repository) }
+  }
+  let derivedService = DerivedRepositoryService.bound(to: node)
+  Benchmark(
+    "Read: @Environment at depth 1, a derived service, built",
+    configuration: readConfiguration(.kilo)
+  ) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(derivedService.repository) }
+  }
+
+  let values = node.values
+  Benchmark(
+    "Read: EnvironmentValues, a plain entry holding a service",
+    configuration: readConfiguration(.kilo)
+  ) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(values.plainRepository) }
+  }
+  Benchmark(
+    "Read: EnvironmentValues, a derived service, built", configuration: readConfiguration(.kilo)
+  ) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(values.repository) }
+  }
+}
+
 /// Retain and release counts per read, apart from the timed cases because counting slows every
 /// retain and release.
 func registerARCCounts() {
@@ -125,6 +162,11 @@ func registerARCCounts() {
       benchmark in
       for _ in benchmark.scaledIterations { blackHole(service.retries) }
     }
+  }
+  let derivedValues = EnvironmentNode.derivedChain().values
+  Benchmark("ARC: Read: EnvironmentValues, a derived service, built", configuration: configuration)
+  { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(derivedValues.repository) }
   }
   let dependencyService = DependencyService.overridden()
   Benchmark("ARC: Read: @Dependency (swift-dependencies)", configuration: configuration) {

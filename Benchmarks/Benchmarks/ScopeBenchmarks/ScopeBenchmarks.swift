@@ -29,6 +29,18 @@ func registerScopes() {
     }
   }
 
+  // The first read of a derived value whose build only copies the overridden value: the child
+  // sets a new slot, so the value is built and kept there on every iteration. Less the case
+  // above, it is what a first read costs beyond the build itself.
+  Benchmark(
+    "Scope: child node with one override, then a first read of a derived value",
+    configuration: scopeConfiguration()
+  ) { benchmark in
+    for iteration in benchmark.scaledIterations {
+      blackHole(ScopeCase.childThenDerivedRead(of: parent, retries: iteration))
+    }
+  }
+
   Benchmark(
     "Scope: child node with one override, withCurrent, then an @Environment read",
     configuration: scopeConfiguration()
@@ -65,6 +77,14 @@ func registerARCCounts() {
     benchmark in
     for iteration in benchmark.scaledIterations {
       blackHole(ScopeCase.childThenRead(of: parent, retries: iteration))
+    }
+  }
+  Benchmark(
+    "ARC: Scope: child node with one override, then a first read of a derived value",
+    configuration: configuration
+  ) { benchmark in
+    for iteration in benchmark.scaledIterations {
+      blackHole(ScopeCase.childThenDerivedRead(of: parent, retries: iteration))
     }
   }
   Benchmark(

@@ -14,6 +14,13 @@ enum ScopeCase {
     return child[\.retries]
   }
 
+  /// The same child, read through a derived value built from the override: its first read,
+  /// which builds it and keeps it with the child's slot.
+  static func childThenDerivedRead(of parent: EnvironmentNode, retries: Int) -> Int {
+    let child = parent.child { $0.retries = retries }
+    return child[\.retrySettings].retries
+  }
+
   /// The same child, made current so that a component created there reads it with
   /// `@Environment`: the form application code takes, and the counterpart of `withDependencies`.
   static func childThenEnvironmentRead(of parent: EnvironmentNode, retries: Int) -> Int {

@@ -136,3 +136,61 @@ public enum GreeterDependencyKey: DependencyKey {
   /// The app's greeter.
   public static let liveValue = Greeter("Hi there")
 }
+
+// Derived values: a service built from three of the values above, as an application's
+// repository is built from its clients, and a value whose build does next to nothing, so that
+// its first read costs what the derived machinery costs.
+extension EnvironmentValues {
+  /// The service as a plain entry, built by hand and set on a node: the anchor of a derived
+  /// read, with a value of the same type.
+  public static let plainRepository = Entry(
+    Repository(retries: 3, greeter: Greeter("Hello"), region: "eu-west"))
+
+  /// The plain service, read through ``plainRepository``.
+  public var plainRepository: Repository {
+    get { self[Self.plainRepository] }
+    set { self[Self.plainRepository] = newValue }
+  }
+
+  /// The same service derived from the values it needs, one per set of inputs.
+  public static let repository = Derived { values in
+    Repository(retries: values.retries, greeter: values.greeter, region: values.region)
+  }
+
+  /// The derived service, read through ``repository``.
+  public var repository: Repository { self[Self.repository] }
+
+  /// A derived value whose build only copies the one value it reads into a small struct.
+  public static let retrySettings = Derived { values in RetrySettings(retries: values.retries) }
+
+  /// The derived settings, read through ``retrySettings``.
+  public var retrySettings: RetrySettings { self[Self.retrySettings] }
+}
+
+/// A service built from three environment values.
+public final class Repository: Sendable {
+  /// How many times it retries.
+  public let retries: Int
+  /// The greeter it uses.
+  public let greeter: Greeter
+  /// The region it serves.
+  public let region: String
+
+  /// Creates the service from the values it needs.
+  public init(retries: Int, greeter: Greeter, region: String) {
+    self.retries = retries
+    self.greeter = greeter
+    self.region = region
+  }
+}
+
+/// A small value derived from one environment value, at next to no cost.
+public struct RetrySettings: Sendable {
+  /// How many times to retry.
+  public let retries: Int
+
+  /// Creates the settings.
+  public init(retries: Int) {
+    self.retries = retries
+  }
+}

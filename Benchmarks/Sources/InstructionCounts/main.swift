@@ -26,6 +26,42 @@ extension EnvironmentValues {
   }
 }
 
+/// A service, built from one value.
+final class Service: Sendable {
+  let retries: Int
+
+  init(retries: Int) {
+    self.retries = retries
+  }
+}
+
+/// A small value derived from one environment value.
+struct Settings: Sendable {
+  let retries: Int
+}
+
+extension EnvironmentValues {
+  /// The service as a plain entry, set on a node.
+  static let plainService = Entry(Service(retries: 3))
+  var plainService: Service {
+    get { self[Self.plainService] }
+    set { self[Self.plainService] = newValue }
+  }
+
+  /// The same kind of service, derived from `retries`.
+  static let service = Derived { values in Service(retries: values.retries) }
+  var service: Service { self[Self.service] }
+
+  /// A derived value whose build only copies the value it reads.
+  static let settings = Derived { values in Settings(retries: values.retries) }
+  var settings: Settings { self[Self.settings] }
+}
+
+struct ServiceReaders {
+  @Environment(\.plainService) var plainService
+  @Environment(\.service) var service
+}
+
 /// The floor for a read: a stored property of a final class.
 final class StoredRetries {
   var retries = 5
@@ -54,6 +90,19 @@ guard arguments.count == 3, let iterations = Int(arguments[2]) else {
 
 let top = EnvironmentNode("top")
 top.set(\.retries, to: 5)
+/// A root of its own for the service reads, so that the cases writing to `top` visit no more
+/// descendants than before.
+let serviceTop = EnvironmentNode("services")
+serviceTop.update {
+  $0.retries = 5
+  $0.plainService = Service(retries: 5)
+}
+/// A node below `serviceTop`, which sees the plain service and has built the derived one.
+let serviceNode = serviceTop.child()
+let readers = serviceNode.withCurrent { ServiceReaders() }
+blackHole(readers.plainService)
+blackHole(readers.service)
+let serviceValues = serviceNode.values
 let unrelated = EnvironmentNode("unrelated")
 let stored = StoredRetries()
 
@@ -87,6 +136,19 @@ case "child with one override, withCurrent, @Environment read":
   for iteration in 0..<iterations {
     let child = top.child { $0.retries = iteration }
     blackHole(child.withCurrent { RetriesService().retries })
+  }
+case "values, plain entry read":
+  for _ in 0..<iterations { blackHole(serviceValues.plainService) }
+case "values, derived read":
+  for _ in 0..<iterations { blackHole(serviceValues.service) }
+case "@Environment, plain entry read":
+  for _ in 0..<iterations { blackHole(readers.plainService) }
+case "@Environment, derived read":
+  for _ in 0..<iterations { blackHole(readers.service) }
+case "child with one override, first derived read":
+  for iteration in 0..<iterations {
+    let child = top.child { $0.retries = iteration }
+    blackHole(child[\.settings])
   }
 case "TaskLocal withValue, read":
   for iteration in 0..<iterations {
