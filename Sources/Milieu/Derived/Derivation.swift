@@ -29,59 +29,91 @@ final class Derivation: Sendable {
   /// Where the value is declared: the call site of its issues.
   let declaration: CallSite
   /// Cells of values built from defaults alone, and of values kept for the process.
-  let cells = DerivedCellTable()
+  let cells = DerivedCellTable(anchor: nil)
   /// The first list of learned keys; see ``learnedKeys``.
   private let firstKeys = KeyList([])
+  /// Makes an empty cell for the value's type.
+  let makeCell: @Sendable (Derivation, SlotName) -> DerivedCell
+  /// Builds the value from the values given, into a cell `makeCell` made.
+  let fill: @Sendable (DerivedCell, EnvironmentValues) throws -> Void
+  /// Puts the fallback into a cell `makeCell` made; `nil` when there is no fallback.
+  let fillWithFallback: (@Sendable (DerivedCell) -> Void)?
 
-  init(lifetime: EnvironmentValues.DerivedLifetime, declaration: CallSite) {
+  /// Creates a derivation from the closures that know the value's type; see
+  /// ``EnvironmentValues/Derived/init(_:fallback:fileID:filePath:line:column:_:)``, which
+  /// makes them where the value is declared, so that they are specialized there.
+  @usableFromInline
+  init(
+    lifetime: EnvironmentValues.DerivedLifetime, declaration: CallSite,
+    makeCell: @escaping @Sendable (Derivation, SlotName) -> DerivedCell,
+    fill: @escaping @Sendable (DerivedCell, EnvironmentValues) throws -> Void,
+    fillWithFallback: (@Sendable (DerivedCell) -> Void)?
+  ) {
     self.lifetime = lifetime
     self.declaration = declaration
+    self.makeCell = makeCell
+    self.fill = fill
+    self.fillWithFallback = fillWithFallback
   }
 
   /// The identity of the value, which keys its cells in a table.
   var key: ObjectIdentifier { ObjectIdentifier(self) }
 
-  /// Every key that a build of this value has read so far.
-  var learnedKeys: [ObjectIdentifier] {
-    var list = firstKeys
-    while let next = list.next.load() { list = next }
-    return list.keys
+  /// The longest list of learned keys: every key a build of this value has read so far.
+  /// Unretained: lists live as long as the derivation.
+  private var learnedKeys: Unmanaged<KeyList> {
+    var list = Unmanaged.passUnretained(firstKeys)
+    while let next = list._withUnsafeGuaranteedRef({ $0.next.loadUnretained() }) { list = next }
+    return list
   }
 
-  /// Adds keys to ``learnedKeys``. Lists are never changed, only followed by longer ones, so
-  /// reading the keys takes no lock.
-  func learn(_ keys: [ObjectIdentifier]) {
-    var list = firstKeys
+  /// Adds the keys of `reads` to ``learnedKeys``, and says whether any was new. Lists are
+  /// never changed, only followed by longer ones, so reading the keys takes no lock.
+  @discardableResult
+  func learn(_ reads: [AccessRecorder.Read]) -> Bool {
+    var list = learnedKeys.takeUnretainedValue()
+    var grew = false
     while true {
       while let next = list.next.load() { list = next }
-      let missing = keys.filter { !list.keys.contains($0) }
-      guard !missing.isEmpty else { return }
+      guard !reads.allSatisfy({ list.keys.contains($0.identifier) }) else { return grew }
+      var missing: [ObjectIdentifier] = []
+      for read in reads where !list.keys.contains(read.identifier) {
+        if !missing.contains(read.identifier) { missing.append(read.identifier) }
+      }
       let longer = KeyList(list.keys + missing)
-      if list.next.storeIfNil(longer) === longer { return }
+      grew = true
+      if list.next.storeIfNil(longer) === longer { return true }
     }
   }
 
   /// The slot a build seen through `values` is kept with: the deepest slot of a learned key,
   /// the first such key on a tie; `nil` when `values` set none of them.
   func anchor(in values: EnvironmentValues) -> Unmanaged<Slot>? {
-    var anchor: Unmanaged<Slot>?
-    var anchorDepth: UInt32 = 0
-    for key in learnedKeys {
-      guard let slot = values.unretainedSlot(for: key) else { continue }
-      let depth = slot._withUnsafeGuaranteedRef { $0.depth }
-      if anchor == nil || depth > anchorDepth {
-        anchor = slot
-        anchorDepth = depth
+    learnedKeys._withUnsafeGuaranteedRef { list in
+      var anchor: Unmanaged<Slot>?
+      var anchorDepth: UInt32 = 0
+      for key in list.keys {
+        guard let slot = values.unretainedSlot(for: key) else { continue }
+        let depth = slot._withUnsafeGuaranteedRef { $0.depth }
+        if anchor == nil || depth > anchorDepth {
+          anchor = slot
+          anchorDepth = depth
+        }
       }
+      return anchor
     }
-    return anchor
   }
 
   /// The table in which to look for, or keep, the value seen through `values`.
   func table(in values: EnvironmentValues) -> DerivedCellTable {
     guard lifetime == .onePerInputs, let anchor = anchor(in: values) else { return cells }
-    return anchor._withUnsafeGuaranteedRef { slot in
-      slot.derivedCells.load() ?? slot.derivedCells.storeIfNil(DerivedCellTable())
+    return Self.table(of: anchor)
+  }
+
+  /// The table of the values kept with a slot, made at the first one.
+  static func table(of anchor: Unmanaged<Slot>) -> DerivedCellTable {
+    anchor._withUnsafeGuaranteedRef { slot in
+      slot.derivedCells.load() ?? slot.derivedCells.storeIfNil(DerivedCellTable(anchor: slot))
     }
   }
 
@@ -119,24 +151,27 @@ final class Derivation: Sendable {
 }
 
 /// One build in progress, as its recorder knows it: what is built, and the build it is part of.
-final class DerivationFrame: Sendable {
+struct DerivationFrame: Sendable {
   let derivation: Derivation
   let name: SlotName
   /// The build that read this value, on the same thread.
   let parent: AccessRecorder?
   /// Whether the value, or one that reads it, is kept and shared by several nodes.
   let isShared: Bool
-  /// The reporter of the values the build reads.
-  let reporter: IssueReporter
+  /// The values the build reads, whose reporter its issues go to.
+  let values: EnvironmentValues
 
-  init(derivation: Derivation, name: SlotName, parent: AccessRecorder?, reporter: IssueReporter) {
+  init(derivation: Derivation, name: SlotName, parent: AccessRecorder?, values: EnvironmentValues) {
     self.derivation = derivation
     self.name = name
     self.parent = parent
     self.isShared =
       derivation.lifetime != .newOnEveryRead || parent?.building?.isShared == true
-    self.reporter = reporter
+    self.values = values.unrecorded
   }
+
+  /// Where the build's issues go.
+  var reporter: IssueReporter { values.issueReporter }
 
   /// The builds in progress on this thread, innermost first.
   var chain: [DerivationFrame] {
@@ -149,7 +184,7 @@ final class DerivationFrame: Sendable {
 /// An append-only list of keys; see ``Derivation/learn(_:)``.
 final class KeyList: Sendable {
   let keys: [ObjectIdentifier]
-  let next = AtomicLazyReference<KeyList>()
+  let next = LazyReference<KeyList>()
 
   init(_ keys: [ObjectIdentifier]) {
     self.keys = keys

@@ -6,23 +6,11 @@ import Synchronization
 ///
 /// A cell is claimed by the thread that builds it, filled once, and then never changed, except
 /// that it can be discarded.
+@usableFromInline
 class DerivedCell: @unchecked Sendable {
   // @unchecked: `inputs`, `kept` and `dependencies` are written once, by the builder, before
   // `state` says `ready` under its lock, and read only after seeing `ready` there; the rest is
   // immutable, atomic, or guarded by `state`.
-
-  /// A value a build read: the key, and the slot it found (`nil` for the default).
-  struct Input: Sendable {
-    let key: ObjectIdentifier
-    let slot: ObjectIdentifier?
-    let name: SlotName
-
-    init(_ read: AccessRecorder.Read) {
-      key = read.identifier
-      slot = read.slot.map(ObjectIdentifier.init)
-      name = read.name
-    }
-  }
 
   enum Phase {
     case building
@@ -43,10 +31,9 @@ class DerivedCell: @unchecked Sendable {
   private let state = Lock<(phase: Phase, waiters: Int, wakeup: DispatchSemaphore?)>(
     (.building, 0, nil))
 
-  @exclusivity(unchecked) private(set) var inputs: [Input] = []
-  /// The input slots, but the anchor, which holds this cell: holding them keeps their
-  /// identities from being reused while `inputs` compares them.
-  @exclusivity(unchecked) private var kept: [Slot] = []
+  /// What the build read, each key once. The reads hold their slots, but the anchor's, which
+  /// holds this cell: so no slot's address is reused while a read compares it.
+  @exclusivity(unchecked) private(set) var inputs: [AccessRecorder.Read] = []
   /// The kept derived values the build read, directly or not: discarding one stales this one.
   @exclusivity(unchecked) private(set) var dependencies: [DerivedCell] = []
   /// Whether the value was built from a fallback: delivered to the readers that waited for it,
@@ -56,18 +43,24 @@ class DerivedCell: @unchecked Sendable {
   @exclusivity(unchecked) private(set) var anchor: ObjectIdentifier?
 
   private let discarded = Atomic<Bool>(false)
+  /// Whether the value is built: set, with releasing ordering, once everything above is
+  /// written, and never cleared. A cached read checks it without the lock.
+  private let readiness = Atomic<Bool>(false)
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
 
-  init(derivation: Derivation, name: SlotName, phase: Phase = .building) {
+  @usableFromInline
+  init(derivation: Derivation, name: SlotName) {
     self.derivation = derivation
     self.name = name
     self.builder = currentThreadID()
-    state.withLock { $0.phase = phase }
   }
 
   var phase: Phase { state.withLock { $0.phase } }
+
+  /// Whether the value is built.
+  var isReady: Bool { readiness.load(ordering: .acquiring) }
 
   /// The value, type-erased, for diagnostics; `nil` until it is built.
   var anyValue: Any? { nil }
@@ -75,16 +68,15 @@ class DerivedCell: @unchecked Sendable {
   /// Whether the value was built from the inputs `values` sees and nothing it read was
   /// discarded since.
   func isCurrent(in values: EnvironmentValues) -> Bool {
-    guard !isDiscarded, !dependencies.contains(where: \.isDiscarded) else { return false }
+    guard !isDiscarded else { return false }
+    for index in dependencies.indices where dependencies[index].isDiscarded { return false }
     return hasInputs(of: values)
   }
 
   /// Whether `values` sees the slots this value was built from.
   func hasInputs(of values: EnvironmentValues) -> Bool {
-    inputs.allSatisfy { input in
-      values.unretainedSlot(for: input.key).map { ObjectIdentifier($0.takeUnretainedValue()) }
-        == input.slot
-    }
+    for index in inputs.indices where !inputs[index].matches(values) { return false }
+    return true
   }
 
   var isDiscarded: Bool { discarded.load(ordering: .acquiring) }
@@ -93,18 +85,25 @@ class DerivedCell: @unchecked Sendable {
   func discard() { discarded.store(true, ordering: .releasing) }
 
   /// Records what the build read, before ``finish(_:)`` makes it visible.
-  func record(_ reads: [AccessRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
-    var seen = Set<ObjectIdentifier>()
-    for read in reads where seen.insert(read.identifier).inserted {
-      inputs.append(Input(read))
-      if let slot = read.slot, slot !== anchor { kept.append(slot) }
+  func record(_ reads: consuming [AccessRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
+    var reads = reads
+    var kept = 0
+    for index in reads.indices {
+      let key = reads[index].identifier
+      guard !reads[..<kept].contains(where: { $0.identifier == key }) else { continue }
+      reads.swapAt(kept, index)
+      if anchor != nil, reads[kept].slot === anchor { reads[kept].slot = nil }
+      kept += 1
     }
+    reads.removeSubrange(kept...)
+    inputs = reads
     dependencies = cells
     self.anchor = anchor.map(ObjectIdentifier.init)
   }
 
   /// Ends the build and wakes every reader waiting for it.
   func finish(_ phase: Phase) {
+    if phase == .ready { readiness.store(true, ordering: .releasing) }
     let (waiters, wakeup) = state.withLock { state in
       state.phase = phase
       return (state.waiters, state.wakeup)
@@ -129,17 +128,41 @@ class DerivedCell: @unchecked Sendable {
 }
 
 /// A cell holding a value of a known type.
+@usableFromInline
 final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable {
   // @unchecked: `value` is written once, like `inputs`; see `DerivedCell`.
-  @exclusivity(unchecked) var value: Value?
+  @exclusivity(unchecked) @usableFromInline var value: Value?
 
   override var anyValue: Any? { value }
 }
 
 /// The cells kept in one place (a slot, or a derivation for values with no anchor), by
 /// derivation.
-final class DerivedCellTable: Sendable {
-  let cells = Lock<[ObjectIdentifier: DerivedCell]>([:])
+final class DerivedCellTable: @unchecked Sendable {
+  // @unchecked: `cells` is read and written only while `lock` is held. A spin lock, since
+  // every critical section is a lookup or a store, and a cached read takes it.
+  private let lock = SpinLock()
+  @exclusivity(unchecked) private var cells = CellMap()
+  /// The slot this table belongs to, `nil` for a derivation's own; unowned, since the slot
+  /// holds the table and the table is reached only through it.
+  unowned(unsafe) let anchor: Slot?
+
+  init(anchor: Slot?) {
+    self.anchor = anchor
+  }
+
+  private func withLock<Result>(_ body: (inout CellMap) -> Result)
+    -> Result
+  {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&cells)
+  }
+
+  /// The cell of a derivation, in whatever phase.
+  func cell(for key: ObjectIdentifier) -> DerivedCell? {
+    withLock { $0[key] }
+  }
 
   enum Claim {
     /// A value built from the inputs of the values asked about.
@@ -156,9 +179,9 @@ final class DerivedCellTable: Sendable {
   /// the caller builds.
   func claim(
     _ derivation: Derivation, in values: EnvironmentValues, overMoved: Bool,
-    making make: () -> DerivedCell
+    making name: SlotName
   ) -> Claim {
-    cells.withLock { cells in
+    withLock { cells in
       if let cell = cells[derivation.key] {
         switch cell.phase {
         case .moved: if !overMoved { return .moved }
@@ -172,7 +195,7 @@ final class DerivedCellTable: Sendable {
         case .failed: break
         }
       }
-      let cell = make()
+      let cell = derivation.makeCell(derivation, name)
       cells[derivation.key] = cell
       return .claimed(cell)
     }
@@ -181,7 +204,7 @@ final class DerivedCellTable: Sendable {
   /// Keeps a built cell here, unless a cell here is current for `values` already; returns the
   /// cell kept.
   func keep(_ cell: DerivedCell, in values: EnvironmentValues) -> DerivedCell {
-    cells.withLock { cells in
+    withLock { cells in
       let key = cell.derivation.key
       if let kept = cells[key], kept !== cell, kept.phase == .ready, kept.isCurrent(in: values) {
         return kept
@@ -194,22 +217,23 @@ final class DerivedCellTable: Sendable {
   /// Leaves a marker in place of a cell whose value is kept in another table, if the cell is
   /// still here.
   func forward(_ cell: DerivedCell) {
-    let marker = DerivedCell(derivation: cell.derivation, name: cell.name, phase: .moved)
-    cells.withLock { cells in
+    let marker = DerivedCell(derivation: cell.derivation, name: cell.name)
+    marker.finish(.moved)
+    withLock { cells in
       if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = marker }
     }
   }
 
   /// Takes a cell out of the table, if it is still there.
   func remove(_ cell: DerivedCell) {
-    cells.withLock { cells in
+    withLock { cells in
       if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = nil }
     }
   }
 
   /// The cells that hold a built value, for diagnostics.
   var builtCells: [DerivedCell] {
-    cells.withLock { Array($0.values) }.filter { $0.phase == .ready && !$0.isDiscarded }
+    withLock { Array($0.values) }.filter { $0.phase == .ready && !$0.isDiscarded }
   }
 }
 

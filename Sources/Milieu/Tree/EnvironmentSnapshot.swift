@@ -17,7 +17,7 @@ final class EnvironmentSnapshot: Sendable {
   @usableFromInline let top: SlotMap
   @usableFromInline let base: SlotMap
   /// The two maps merged, made on first use and then read with one atomic load.
-  private let flat = AtomicLazyReference<SlotStorage>()
+  private let flat = LazyReference<SlotStorage>()
 
   init(owner: ObjectIdentifier?, top: SlotMap, base: SlotMap) {
     self.owner = owner

@@ -40,9 +40,7 @@ extension EnvironmentValues {
   /// same message, as an unwrapped `nil` would. A derivation that throws is reported too, and its
   /// reads get the fallback until a read builds it without throwing.
   public final class Derived<Value: Sendable>: Sendable {
-    let derivation: Derivation
-    let build: @Sendable (EnvironmentValues) throws -> Value
-    let fallback: Value?
+    @usableFromInline let derivation: Derivation
 
     /// Creates a derived value.
     ///
@@ -66,17 +64,38 @@ extension EnvironmentValues {
     ///   - line: The declaration's line; leave the default.
     ///   - column: The declaration's column; leave the default.
     ///   - build: Builds the value from the values it reads.
+    @inlinable
     public init(
       _ lifetime: DerivedLifetime = .onePerInputs, fallback: Value? = nil,
       fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
       column: UInt = #column,
       _ build: @escaping @Sendable (EnvironmentValues) throws -> Value
     ) {
-      self.build = build
-      self.fallback = fallback
-      self.derivation = Derivation(
+      // Inlinable, so that these closures, the only code that knows the value's type, are
+      // specialized where the value is declared: unspecialized, each looked up its generic
+      // types at run time on every build.
+      var fillWithFallback: (@Sendable (DerivedCell) -> Void)?
+      if let fallback {
+        fillWithFallback = { unsafeDowncast($0, to: TypedDerivedCell<Value>.self).value = fallback }
+      }
+      derivation = Derivation(
         lifetime: lifetime,
-        declaration: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        declaration: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+        makeCell: { TypedDerivedCell<Value>(derivation: $0, name: $1) },
+        fill: { cell, values in
+          unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value = try build(values)
+        },
+        fillWithFallback: fillWithFallback)
+    }
+
+    /// Reads the value the slow way: recorded, waited for, or built.
+    @inlinable
+    func read(in values: EnvironmentValues, name: SlotName) -> Value {
+      let key = ObjectIdentifier(self)
+      values.recorder?.recordRead(of: key, name: name, in: values, derivation: derivation)
+      if let overridden = values.value(for: key, as: Value.self) { return overridden }
+      let cell = derivation.cell(in: values, name: name)
+      return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
     }
   }
 
@@ -118,17 +137,22 @@ extension EnvironmentValues {
   /// - Parameters:
   ///   - derived: The derived value.
   ///   - accessor: The name diagnostics show for the value; defaults to the enclosing property.
+  @inlinable
   public subscript<Value: Sendable>(
     derived: Derived<Value>, accessor accessor: StaticString = #function
   ) -> Value {
     get {
-      let key = ObjectIdentifier(derived)
-      if let recorder {
-        recorder.recordRead(
-          of: key, name: .accessor(accessor), in: self, derivation: derived.derivation)
+      // Inlinable, so that a read of a value built before is specialized where it is made.
+      if recorder == nil {
+        if let overridden = value(for: ObjectIdentifier(derived), as: Value.self) {
+          return overridden
+        }
+        if let cell = derived.derivation.keptCell(in: self) {
+          // A kept cell is ready, so it holds its value.
+          return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
+        }
       }
-      if let overridden = value(for: key, as: Value.self) { return overridden }
-      return derived.value(in: self, name: .accessor(accessor))
+      return derived.read(in: self, name: .accessor(accessor))
     }
     set {
       store(newValue, key: ObjectIdentifier(derived), name: .accessor(accessor), anchor: derived)

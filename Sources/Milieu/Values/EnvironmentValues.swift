@@ -152,24 +152,55 @@ public struct EnvironmentValues: Sendable {
 /// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it. A
 /// derived value's build runs with a recorder too, which is how the value learns its inputs.
 @usableFromInline
-final class AccessRecorder: Sendable {
+final class AccessRecorder: @unchecked Sendable {
+  // @unchecked: `recorded` is read and written only while `lock` is held. A spin lock, since
+  // every critical section appends to an array or copies it, and a build takes it per read.
   struct Read: Sendable {
     var identifier: ObjectIdentifier
     var name: SlotName
-    /// The slot the read found, or `nil` for the key's default.
+    /// The slot the read found, or `nil` for the key's default. A derived value's cell lets go
+    /// of its anchor's slot, which holds the cell; `address` still names it.
     var slot: Slot?
+    /// The address of the slot the read found, 0 for the default: compared, never followed.
+    var address: UInt
     /// Whether a derived value that the recorded code read made this read, rather than the
     /// recorded code itself.
     var isInput: Bool
     /// For a read of a derived value, how it is built.
     var derivation: Derivation? = nil
+
+    init(
+      identifier: ObjectIdentifier, name: SlotName, slot: Slot?, isInput: Bool,
+      derivation: Derivation? = nil
+    ) {
+      self.identifier = identifier
+      self.name = name
+      self.slot = slot
+      self.address = slot.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
+      self.isInput = isInput
+      self.derivation = derivation
+    }
+
+    /// Whether `values` finds the slot this read found.
+    @inline(__always)
+    func matches(_ values: EnvironmentValues) -> Bool {
+      values.unretainedSlot(for: identifier).map { UInt(bitPattern: $0.toOpaque()) } ?? 0
+        == address
+    }
   }
 
   /// What the recorder records for: a derived value being built, or, for `nil`, code reading a
   /// key path.
   let building: DerivationFrame?
 
-  private let state = Lock<Recorded>(Recorded())
+  private let lock = SpinLock()
+  @exclusivity(unchecked) private var state = Recorded()
+
+  private func withLock<Result>(_ body: (inout Recorded) -> Result) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&state)
+  }
 
   /// What a recorder has recorded.
   struct Recorded {
@@ -188,10 +219,18 @@ final class AccessRecorder: Sendable {
   }
 
   /// The reads, in order.
-  var reads: [Read] { state.withLock { $0.reads } }
+  var reads: [Read] { withLock { $0.reads } }
+
+  /// Everything recorded, moved out of the recorder.
+  func takeRecorded() -> Recorded {
+    withLock { recorded in
+      defer { recorded = Recorded() }
+      return recorded
+    }
+  }
 
   /// Everything recorded.
-  var recorded: Recorded { state.withLock { $0 } }
+  var recorded: Recorded { withLock { $0 } }
 
   @usableFromInline
   func recordRead(
@@ -201,18 +240,18 @@ final class AccessRecorder: Sendable {
     let read = Read(
       identifier: key, name: name, slot: values.slot(for: key), isInput: false,
       derivation: derivation)
-    state.withLock { $0.reads.append(read) }
+    withLock { $0.reads.append(read) }
   }
 
   /// Records what a derived value read while it was built, as reads of the code that read it:
   /// the inputs of `cell` (or of a value built anew), looked up in `values`.
-  func recordInputs(
-    _ inputs: [DerivedCell.Input], cell: DerivedCell?, in values: EnvironmentValues
-  ) {
+  func recordInputs(_ inputs: [Read], cell: DerivedCell?, in values: EnvironmentValues) {
     let reads = inputs.map {
-      Read(identifier: $0.key, name: $0.name, slot: values.slot(for: $0.key), isInput: true)
+      Read(
+        identifier: $0.identifier, name: $0.name, slot: values.slot(for: $0.identifier),
+        isInput: true)
     }
-    state.withLock { state in
+    withLock { state in
       state.reads += reads
       if let cell {
         state.cells.append(cell)
@@ -223,12 +262,12 @@ final class AccessRecorder: Sendable {
 
   /// Records that a derived value read got its fallback, or was built from one.
   func recordFallback() {
-    state.withLock { $0.readFallback = true }
+    withLock { $0.readFallback = true }
   }
 
   /// Records kept derived values read through another one.
   func recordCells(_ cells: [DerivedCell]) {
     guard !cells.isEmpty else { return }
-    state.withLock { $0.cells += cells }
+    withLock { $0.cells += cells }
   }
 }

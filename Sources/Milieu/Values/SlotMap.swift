@@ -45,7 +45,7 @@ class Slot: SlotStorage, @unchecked Sendable {
   /// the deepest slot they read, which every node that sees that slot shares.
   @exclusivity(unchecked) final var depth: UInt32 = .max
   /// The derived values cached with this slot, made at the first one.
-  final let derivedCells = AtomicLazyReference<DerivedCellTable>()
+  final let derivedCells = LazyReference<DerivedCellTable>()
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
   final let anchor: (any AnyObject & Sendable)?
 

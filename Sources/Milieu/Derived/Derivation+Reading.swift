@@ -1,36 +1,54 @@
-extension EnvironmentValues.Derived {
-  /// The value as `values` sees it: a kept one built from the same inputs, or one built now.
+extension Derivation {
+  /// The kept cell `values` can use, found without waiting or building: the read of a derived
+  /// value that was built before. `nil` sends the read to ``cell(in:name:)``.
+  @usableFromInline
+  func keptCell(in values: EnvironmentValues) -> DerivedCell? {
+    switch lifetime {
+    case .newOnEveryRead:
+      return nil
+    case .onePerProcess:
+      guard let cell = cells.cell(for: key), cell.isReady, !cell.isDiscarded,
+        cell.hasInputs(of: values) || cell.reportedMismatch.load(ordering: .relaxed)
+      else { return nil }
+      return cell
+    case .onePerInputs:
+      let table = anchor(in: values).map { $0._withUnsafeGuaranteedRef { $0.derivedCells.load() } }
+      guard let cell = (table ?? cells)?.cell(for: key), cell.isReady, cell.isCurrent(in: values)
+      else { return nil }
+      return cell
+    }
+  }
+
+  /// The cell of the value as `values` sees it: a kept one built from the same inputs, one
+  /// built now, or, for a value new on every read or a read that gets the fallback, one made for
+  /// this read alone.
   ///
   /// The build runs with no lock held. A reader that finds the value being built on another
   /// thread waits for it, as a `static let`'s first readers do, so one set of inputs is built
   /// once, unless waiting would close a cycle.
-  func value(in values: EnvironmentValues, name: SlotName) -> Value {
+  @usableFromInline
+  func cell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
     if let cycle = cycleOnThisThread() {
       return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
     }
-    if derivation.lifetime == .newOnEveryRead {
+    if lifetime == .newOnEveryRead {
       Derivation.freshReads.add(1, ordering: .relaxed)
-      let build = self.build(in: values, name: name)
-      values.recorder?.recordInputs(build.inputs.map(DerivedCell.Input.init), cell: nil, in: values)
-      values.recorder?.recordCells(build.cells)
-      if build.readFallback { values.recorder?.recordFallback() }
-      switch build.outcome {
-      case .success(let value):
-        return value
-      case .failure(let error):
-        return fail(in: values, name: name, because: thrownMessage(error, name: name))
+      let cell = makeCell(self, name)
+      let (error, recorded) = build(into: cell, in: values, name: name)
+      if let recorder = values.recorder {
+        recorder.recordInputs(recorded.reads, cell: nil, in: values)
+        recorder.recordCells(recorded.cells)
+        if recorded.readFallback { recorder.recordFallback() }
       }
+      guard let error else { return cell }
+      return fail(in: values, name: name, because: thrownMessage(error, name: name))
     }
     var movedFrom: DerivedCellTable?
     while true {
-      let table = derivation.table(in: values)
-      let claim = table.claim(derivation, in: values, overMoved: table === movedFrom) {
-        TypedDerivedCell<Value>(derivation: derivation, name: name)
-      }
-      switch claim {
+      let table = self.table(in: values)
+      switch table.claim(self, in: values, overMoved: table === movedFrom, making: name) {
       case .moved:
         movedFrom = table
-        continue
       case .ready(let cell):
         return deliver(cell, in: values)
       case .building(let cell):
@@ -38,13 +56,11 @@ extension EnvironmentValues.Derived {
           return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
         }
         switch cell.phase {
-        case .ready where derivation.lifetime == .onePerProcess || cell.isCurrent(in: values):
+        case .ready where lifetime == .onePerProcess || cell.isCurrent(in: values):
           return deliver(cell, in: values)
-        case .failed:
+        case .failed where fillWithFallback != nil:
           // The builder reported why; its waiters read what it read.
-          guard let fallback else { continue }
-          values.recorder?.recordFallback()
-          return fallback
+          return fallbackCell(in: values, name: name)
         default:
           continue
         }
@@ -59,71 +75,70 @@ extension EnvironmentValues.Derived {
   private func buildAndKeep(
     _ cell: DerivedCell, claimedIn table: DerivedCellTable, in values: EnvironmentValues,
     name: SlotName
-  ) -> Value {
-    let build = self.build(in: values, name: name)
-    switch build.outcome {
-    case .success(let value):
-      derivation.learn(build.inputs.map(\.identifier))
-      let anchor = derivation.lifetime == .onePerInputs ? derivation.anchor(in: values) : nil
-      unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value = value
-      cell.record(build.inputs, cells: build.cells, anchor: anchor?.takeUnretainedValue())
-      if build.readFallback {
-        // Built on a fallback: its waiters get it, and the next read builds again.
-        cell.isProvisional = true
-        table.remove(cell)
-        cell.finish(.ready)
-        return deliver(cell, in: values)
-      }
-      cell.finish(.ready)
-      // What the build read may put the value somewhere other than where it was looked for:
-      // keep it there, and let the place it was claimed in forget it.
-      let home = derivation.table(in: values)
-      guard home !== table else { return deliver(cell, in: values) }
-      let kept = home.keep(cell, in: values)
-      table.forward(cell)
-      return deliver(kept, in: values)
-    case .failure(let error):
+  ) -> DerivedCell {
+    let (error, recorded) = build(into: cell, in: values, name: name)
+    if let error {
       table.remove(cell)
       cell.finish(.failed)
       return fail(in: values, name: name, because: thrownMessage(error, name: name))
     }
+    // The table was chosen by the keys learned before: if the build read no other key, it
+    // stands, and its slot is the anchor.
+    let learnedMore = learn(recorded.reads)
+    let anchor: Slot? =
+      lifetime != .onePerInputs
+      ? nil : learnedMore ? self.anchor(in: values)?.takeUnretainedValue() : table.anchor
+    cell.record(recorded.reads, cells: recorded.cells, anchor: anchor)
+    if recorded.readFallback {
+      // Built on a fallback: its waiters get it, and the next read builds again.
+      cell.isProvisional = true
+      table.remove(cell)
+      cell.finish(.ready)
+      return deliver(cell, in: values)
+    }
+    cell.finish(.ready)
+    // What the build read may put the value somewhere other than where it was looked for:
+    // keep it there, and let the place it was claimed in forget it.
+    let home = anchor.map { Self.table(of: .passUnretained($0)) } ?? cells
+    guard home !== table else { return deliver(cell, in: values) }
+    let kept = home.keep(cell, in: values)
+    table.forward(cell)
+    return deliver(kept, in: values)
   }
 
   /// A kept value, recorded as read by whatever build or probe is reading.
-  private func deliver(_ cell: DerivedCell, in values: EnvironmentValues) -> Value {
+  private func deliver(_ cell: DerivedCell, in values: EnvironmentValues) -> DerivedCell {
     if let recorder = values.recorder {
       recorder.recordInputs(cell.inputs, cell: cell, in: values)
       recorder.recordCells(cell.dependencies)
       if cell.isProvisional { recorder.recordFallback() }
     }
-    if derivation.lifetime == .onePerProcess, !cell.hasInputs(of: values),
+    if lifetime == .onePerProcess, !cell.hasInputs(of: values),
       !cell.reportedMismatch.exchange(true, ordering: .relaxed)
     {
       report(mismatchMessage(cell, in: values), in: values)
     }
-    // A cell is filled before it is marked ready, and delivered only once it is.
-    guard let value = unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value else {
-      preconditionFailure("a derived value was delivered before it was built")
-    }
-    return value
+    return cell
   }
 
-  /// Runs the build with a recorder, on this thread, as the innermost build.
-  private func build(in values: EnvironmentValues, name: SlotName) -> (
-    outcome: Result<Value, any Error>, inputs: [AccessRecorder.Read], cells: [DerivedCell],
-    readFallback: Bool
-  ) {
-    let frame = DerivationFrame(
-      derivation: derivation, name: name, parent: Derivation.innermost,
-      reporter: values.unrecorded.issueReporter)
-    let recorder = AccessRecorder(building: frame)
+  /// Runs the build into `cell`, with a recorder, on this thread, as the innermost build.
+  private func build(
+    into cell: DerivedCell, in values: EnvironmentValues, name: SlotName
+  ) -> (error: (any Error)?, recorded: AccessRecorder.Recorded) {
+    let recorder = AccessRecorder(
+      building: DerivationFrame(
+        derivation: self, name: name, parent: Derivation.innermost, values: values))
     var observed = values
     observed.recorder = recorder
-    let outcome = Derivation.building(with: recorder) {
-      Result { () throws -> Value in try build(observed) }
+    let error = Derivation.building(with: recorder) { () -> (any Error)? in
+      do {
+        try fill(cell, observed)
+        return nil
+      } catch {
+        return error
+      }
     }
-    let recorded = recorder.recorded
-    return (outcome, recorded.reads, recorded.cells, recorded.readFallback)
+    return (error, recorder.takeRecorded())
   }
 
   // MARK: Failures
@@ -131,7 +146,7 @@ extension EnvironmentValues.Derived {
   /// The builds on this thread, outermost first, from the one that is this value, if one is.
   private func cycleOnThisThread() -> [DerivationFrame]? {
     guard let chain = Derivation.innermost?.building?.chain,
-      let start = chain.firstIndex(where: { $0.derivation === derivation })
+      let start = chain.firstIndex(where: { $0.derivation === self })
     else { return nil }
     return chain[...start].reversed()
   }
@@ -164,12 +179,9 @@ extension EnvironmentValues.Derived {
   }
 
   private func mismatchMessage(_ cell: DerivedCell, in values: EnvironmentValues) -> String {
-    let differing = cell.inputs.filter { input in
-      values.unretainedSlot(for: input.key).map { ObjectIdentifier($0.takeUnretainedValue()) }
-        != input.slot
-    }
+    let differing = cell.inputs.filter { !$0.matches(values) }
     let seen = differing.map { input in
-      let origin = values.slot(for: input.key)?.origin
+      let origin = values.slot(for: input.identifier)?.origin
       return "\(input.name) (\(origin.map { "set on \($0)" } ?? "the default"))"
     }
     return """
@@ -179,25 +191,32 @@ extension EnvironmentValues.Derived {
       """
   }
 
-  /// Reports a failed read and returns the fallback; with no fallback, stops the program.
+  /// Reports a failed read and returns a cell holding the fallback; with no fallback, stops
+  /// the program.
   private func fail(in values: EnvironmentValues, name: SlotName, because message: String)
-    -> Value
+    -> DerivedCell
   {
-    guard let fallback else {
+    guard fillWithFallback != nil else {
       report(message + " \(name) has no fallback, so the program stops here.", in: values)
       preconditionFailure(message)
     }
     report(message + " This read gets \(name)'s fallback.", in: values)
-    values.recorder?.recordFallback()
     if let innermost = Derivation.innermost, innermost !== values.recorder {
       innermost.recordFallback()
     }
-    return fallback
+    return fallbackCell(in: values, name: name)
+  }
+
+  /// A cell holding the fallback, for one read, recorded as such.
+  private func fallbackCell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
+    let cell = makeCell(self, name)
+    fillWithFallback?(cell)
+    values.recorder?.recordFallback()
+    return cell
   }
 
   private func report(_ message: String, in values: EnvironmentValues) {
-    values.unrecorded.issueReporter.report(
-      EnvironmentIssue(message, at: derivation.declaration))
+    values.unrecorded.issueReporter.report(EnvironmentIssue(message, at: declaration))
   }
 }
 
