@@ -12,8 +12,15 @@ extension Derivation {
       else { return nil }
       return cell
     case .onePerInputs:
-      let table = anchor(in: values).map { $0._withUnsafeGuaranteedRef { $0.derivedCells.load() } }
-      guard let cell = (table ?? cells)?.cell(for: key), cell.isReady, cell.isCurrent(in: values)
+      // Unretained: the anchor holds its table, and `values` the anchor, for the whole read.
+      let table: Unmanaged<DerivedCellTable>?
+      if let anchor = anchor(in: values) {
+        table = anchor._withUnsafeGuaranteedRef { $0.derivedCells.loadUnretained() }
+      } else {
+        table = .passUnretained(cells)
+      }
+      guard let cell = table?._withUnsafeGuaranteedRef({ $0.cell(for: key) }), cell.isReady,
+        cell.isCurrent(in: values)
       else { return nil }
       return cell
     }
