@@ -45,11 +45,12 @@ public struct Environment<Value: Sendable>: Sendable {
     // Inlinable, so that the reader's type is specialized in the caller, and so that the key
     // path written at the call site becomes a direct call to its getter inside the closure
     // rather than being applied through the runtime. The optimizer does that only for a closure
-    // handed to a single call, hence one `init` on a chosen class rather than one per class.
+    // handed to a single call, hence one `init` on a chosen class rather than one per class,
+    // and no other use of the key path here.
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: .nodeForWrapper(reading: keyPath)) { $0[keyPath: keyPath] }
+    reader = kind.init(node: .nodeForWrapper()) { $0[keyPath: keyPath] }
   }
 
   /// The value as the bound node sees it now.

@@ -24,12 +24,12 @@ extension EnvironmentNode {
   /// whichever node built the value first and keep that node alive with it; that is reported,
   /// and the wrapper reads from ``root``.
   @usableFromInline
-  static func nodeForWrapper(reading keyPath: AnyKeyPath) -> EnvironmentNode {
+  static func nodeForWrapper() -> EnvironmentNode {
     guard let frame = Derivation.innermost?.building, frame.isShared else { return current }
     frame.reporter.report(
       EnvironmentIssue(
         """
-        An @Environment wrapper reading \(keyPath) was made while building \(frame.name), \
+        An @Environment wrapper was made while building \(frame.name), \
         a value shared by every node that sees its inputs, so the wrapper has no one node to \
         read from. Read the value from the values the build receives and pass it in. The \
         wrapper reads from the root node.
