@@ -35,13 +35,14 @@ extension Derivation {
   /// once, unless waiting would close a cycle.
   @usableFromInline
   func cell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
-    if let cycle = cycleOnThisThread() {
+    let innermost = Derivation.innermost
+    if let cycle = cycle(from: innermost) {
       return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
     }
     if lifetime == .newOnEveryRead {
       Derivation.freshReads.add(1, ordering: .relaxed)
       let cell = makeCell(self, name)
-      let (error, recorded) = build(into: cell, in: values, name: name)
+      let (error, recorded) = build(into: cell, in: values, name: name, parent: innermost)
       if let recorder = values.recorder {
         recorder.recordInputs(recorded.reads, cell: nil, in: values)
         recorder.recordCells(recorded.cells)
@@ -72,7 +73,7 @@ extension Derivation {
           continue
         }
       case .claimed(let cell):
-        return buildAndKeep(cell, claimedIn: table, in: values, name: name)
+        return buildAndKeep(cell, claimedIn: table, in: values, name: name, parent: innermost)
       }
     }
   }
@@ -81,9 +82,10 @@ extension Derivation {
   /// same inputs will look.
   private func buildAndKeep(
     _ cell: DerivedCell, claimedIn table: DerivedCellTable, in values: EnvironmentValues,
-    name: SlotName
+    name: SlotName, parent: AccessRecorder?
   ) -> DerivedCell {
-    let (error, recorded) = build(into: cell, in: values, name: name)
+    let (error, built) = build(into: cell, in: values, name: name, parent: parent)
+    var recorded = built
     if let error {
       table.remove(cell)
       cell.finish(.failed)
@@ -95,7 +97,10 @@ extension Derivation {
     let anchor: Slot? =
       lifetime != .onePerInputs
       ? nil : learnedMore ? self.anchor(in: values)?.takeUnretainedValue() : table.anchor
-    cell.record(recorded.reads, cells: recorded.cells, anchor: anchor)
+    // Moved out, so that the cell keeps the one array the recorder filled, not a copy.
+    let reads = recorded.reads
+    recorded.reads = []
+    cell.record(reads, cells: recorded.cells, anchor: anchor)
     if recorded.readFallback {
       // Built on a fallback: its waiters get it, and the next read builds again.
       cell.isProvisional = true
@@ -128,13 +133,14 @@ extension Derivation {
     return cell
   }
 
-  /// Runs the build into `cell`, with a recorder, on this thread, as the innermost build.
+  /// Runs the build into `cell`, with a recorder, on this thread, as the innermost build;
+  /// `parent` is the build it is part of, the innermost until now.
   private func build(
-    into cell: DerivedCell, in values: EnvironmentValues, name: SlotName
+    into cell: DerivedCell, in values: EnvironmentValues, name: SlotName,
+    parent: AccessRecorder?
   ) -> (error: (any Error)?, recorded: AccessRecorder.Recorded) {
     let recorder = AccessRecorder(
-      building: DerivationFrame(
-        derivation: self, name: name, parent: Derivation.innermost, values: values))
+      building: DerivationFrame(derivation: self, name: name, parent: parent, values: values))
     var observed = values
     observed.recorder = recorder
     let error = Derivation.building(with: recorder) { () -> (any Error)? in
@@ -150,9 +156,10 @@ extension Derivation {
 
   // MARK: Failures
 
-  /// The builds on this thread, outermost first, from the one that is this value, if one is.
-  private func cycleOnThisThread() -> [DerivationFrame]? {
-    guard let chain = Derivation.innermost?.building?.chain,
+  /// The builds on this thread, outermost first, from the one that is this value, if one is;
+  /// `innermost` is the innermost build on this thread.
+  private func cycle(from innermost: AccessRecorder?) -> [DerivationFrame]? {
+    guard let chain = innermost?.building?.chain,
       let start = chain.firstIndex(where: { $0.derivation === self })
     else { return nil }
     return chain[...start].reversed()

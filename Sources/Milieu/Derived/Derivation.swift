@@ -71,6 +71,10 @@ final class Derivation: Sendable {
   /// never changed, only followed by longer ones, so reading the keys takes no lock.
   @discardableResult
   func learn(_ reads: [AccessRecorder.Read]) -> Bool {
+    let known = learnedKeys._withUnsafeGuaranteedRef { list in
+      reads.allSatisfy { list.keys.contains($0.identifier) }
+    }
+    guard !known else { return false }
     var list = learnedKeys.takeUnretainedValue()
     var grew = false
     while true {
@@ -141,9 +145,10 @@ final class Derivation: Sendable {
     }
   }
 
-  /// Runs `body` as the innermost build on this thread.
+  /// Runs `body` as the innermost build on this thread, then makes the recorder's parent the
+  /// innermost again: the parent must be the innermost build when this is called.
   static func building<Result>(with recorder: AccessRecorder, _ body: () -> Result) -> Result {
-    let previous = pthread_getspecific(innermostKey)
+    let previous = recorder.building?.parent.map { Unmanaged.passUnretained($0).toOpaque() }
     pthread_setspecific(innermostKey, Unmanaged.passUnretained(recorder).toOpaque())
     defer { pthread_setspecific(innermostKey, previous) }
     return body()
