@@ -55,6 +55,10 @@ row() { # CASE VALUE ANCHOR-NAME ANCHOR-VALUE TARGET-RATIO
   verdict=$(python3 -c "print('met' if $2 / $4 <= $5 else 'NOT MET')")
   printf '| %s | %d | %s, %d | %s× | ≤ %s× | %s |\n' "$1" "$2" "$3" "$4" "$ratio" "$5" "$verdict"
 }
+info_row() { # CASE VALUE ANCHOR-NAME ANCHOR-VALUE: a row without a target
+  printf '| %s | %d | %s, %d | %s× |  |  |\n' "$1" "$2" "$3" "$4" \
+    "$(python3 -c "print(f'{$2 / $4:.2f}')")"
+}
 echo
 echo "| case (instructions) | count | anchor | ratio | target | |"
 echo "|---|---:|---|---:|---:|---|"
@@ -64,8 +68,10 @@ row "W2: read at depth 1,000 after a set at its ancestor" "$w2_1000" "the same a
   "$w2_10" 2
 row "Scope: child with one override, then a read" "$scope" "TaskLocal withValue, read" \
   "$tasklocal" 3
-row "Derived: EnvironmentValues read, built" "${counts["values, derived read"]}" \
-  "the same of a plain entry" "${counts["values, plain entry read"]}" 2
+# Measured against its target by the clock (ReadBenchmarks), which reads tens of nanoseconds
+# well; counted here to show the work the lookup does.
+info_row "Derived: EnvironmentValues read, built" "${counts["values, derived read"]}" \
+  "the same of a plain entry" "${counts["values, plain entry read"]}"
 row "Derived: @Environment read, built" "${counts["@Environment, derived read"]}" \
   "the same of a plain entry" "${counts["@Environment, plain entry read"]}" 2
 row "Derived: child with one override, then a first read" "$first_derived" \
