@@ -196,6 +196,45 @@ import Testing
     #expect(repository == nil)
   }
 
+  /// Two values read the same two values of one node, in opposite orders: each cell holds the
+  /// slots it was not kept with, and the two must not hold each other's anchors.
+  @Test func valuesKeptWithTwoSlotsOfOneNodeAreFreedWithIt() {
+    let forwards = EnvironmentValues.Derived { Repository(client: $0.client, label: $0.greeting) }
+    let backwards = EnvironmentValues.Derived { values in
+      let label = values.greeting
+      return Repository(client: values.client, label: label)
+    }
+    weak var first: Repository?
+    weak var second: Repository?
+    do {
+      let node = EnvironmentNode("node")
+      node.update {
+        $0.client = Client(name: "node")
+        $0.greeting = "Hi"
+      }
+      first = node.values[forwards]
+      second = node.values[backwards]
+      #expect(first != nil && second != nil)
+    }
+    #expect(first == nil)
+    #expect(second == nil)
+  }
+
+  /// A derivation keeps its defaults-only values in a table of its own; the cells there must
+  /// not keep the derivation alive.
+  @Test func aDerivedValueDeclaredLocallyIsFreedWithItsValues() {
+    weak var derived: EnvironmentValues.Derived<Ticket>?
+    weak var built: Ticket?
+    do {
+      let local = EnvironmentValues.Derived { _ in Ticket() }
+      derived = local
+      built = EnvironmentValues()[local]
+      #expect(built != nil)
+    }
+    #expect(derived == nil)
+    #expect(built == nil)
+  }
+
   @Test func sixteenConcurrentFirstReadsAtOneNodeBuildOnce() {
     let started = Atomic<Int>(0)
     let builds = Atomic<Int>(0)

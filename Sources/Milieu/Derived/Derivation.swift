@@ -91,17 +91,23 @@ final class Derivation: Sendable {
   }
 
   /// The slot a build seen through `values` is kept with: the deepest slot of a learned key,
-  /// the first such key on a tie; `nil` when `values` set none of them.
+  /// on a tie the one whose key's identity is largest; `nil` when `values` set none of them.
+  ///
+  /// The order is the same for every derivation, so a cell holds only slots below its anchor
+  /// in it, and cells kept with two slots of one node never hold each other's slots: their
+  /// references cannot form a cycle.
   func anchor(in values: EnvironmentValues) -> Unmanaged<Slot>? {
     learnedKeys._withUnsafeGuaranteedRef { list in
       var anchor: Unmanaged<Slot>?
       var anchorDepth: UInt32 = 0
+      var anchorKey = ObjectIdentifier(list)
       for key in list.keys {
         guard let slot = values.unretainedSlot(for: key) else { continue }
         let depth = slot._withUnsafeGuaranteedRef { $0.depth }
-        if anchor == nil || depth > anchorDepth {
+        if anchor == nil || depth > anchorDepth || (depth == anchorDepth && key > anchorKey) {
           anchor = slot
           anchorDepth = depth
+          anchorKey = key
         }
       }
       return anchor

@@ -23,7 +23,13 @@ class DerivedCell: @unchecked Sendable {
     case moved
   }
 
-  let derivation: Derivation
+  /// The value's derivation. Unowned: a derivation's own table holds its cells, and a cell
+  /// that held the derivation back would never be freed; see `heldDerivation`.
+  unowned(unsafe) let derivation: Derivation
+  /// The derivation, held while the cell is in a slot's table, whose key is the derivation's
+  /// address: no other derivation may take that address, and so that key, while the cell is
+  /// there.
+  @exclusivity(unchecked) var heldDerivation: Derivation?
   let name: SlotName
   /// The thread that builds the value.
   let builder: UInt
@@ -196,7 +202,7 @@ final class DerivedCellTable: @unchecked Sendable {
         }
       }
       let cell = derivation.makeCell(derivation, name)
-      cells[derivation.key] = cell
+      put(cell, in: &cells)
       return .claimed(cell)
     }
   }
@@ -209,9 +215,16 @@ final class DerivedCellTable: @unchecked Sendable {
       if let kept = cells[key], kept !== cell, kept.phase == .ready, kept.isCurrent(in: values) {
         return kept
       }
-      cells[key] = cell
+      put(cell, in: &cells)
       return cell
     }
+  }
+
+  /// Stores a cell under its derivation's key, holding the derivation if this is a slot's
+  /// table; the table's lock must be held.
+  private func put(_ cell: DerivedCell, in cells: inout CellMap) {
+    if anchor != nil { cell.heldDerivation = cell.derivation }
+    cells[cell.derivation.key] = cell
   }
 
   /// Leaves a marker in place of a cell whose value is kept in another table, if the cell is
@@ -220,7 +233,7 @@ final class DerivedCellTable: @unchecked Sendable {
     let marker = DerivedCell(derivation: cell.derivation, name: cell.name)
     marker.finish(.moved)
     withLock { cells in
-      if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = marker }
+      if cells[cell.derivation.key] === cell { put(marker, in: &cells) }
     }
   }
 
