@@ -93,10 +93,12 @@ extension Derivation {
     }
     // The table was chosen by the keys learned before: if the build read no other key, it
     // stands, and its slot is the anchor.
-    let learnedMore = learn(recorded.reads)
+    let knewEveryKey = knows(recorded.reads)
     let anchor: Slot? =
       lifetime != .onePerInputs
-      ? nil : learnedMore ? self.anchor(in: values)?.takeUnretainedValue() : table.anchor
+      ? nil
+      : knewEveryKey
+        ? table.anchor : self.anchor(in: values, adding: recorded.reads)?.takeUnretainedValue()
     // Moved out, so that the cell keeps the one array the recorder filled, not a copy.
     let reads = recorded.reads
     recorded.reads = []
@@ -109,12 +111,14 @@ extension Derivation {
       return deliver(cell, in: values)
     }
     cell.finish(.ready)
+    guard !knewEveryKey else { return deliver(cell, in: values) }
     // What the build read may put the value somewhere other than where it was looked for:
-    // keep it there, and let the place it was claimed in forget it.
+    // keep it there, then publish the keys that lead there, then let the place it was claimed
+    // in forget it. In this order, a reader that looks for it finds it wherever it looks.
     let home = anchor.map { Self.table(of: .passUnretained($0)) } ?? cells
-    guard home !== table else { return deliver(cell, in: values) }
-    let kept = home.keep(cell, in: values)
-    table.forward(cell)
+    let kept = home === table ? cell : home.keep(cell, in: values)
+    learn(cell.inputs)
+    if home !== table { table.forward(cell) }
     return deliver(kept, in: values)
   }
 

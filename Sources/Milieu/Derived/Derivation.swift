@@ -67,14 +67,38 @@ final class Derivation: Sendable {
     return list
   }
 
+  /// Whether every key of `reads` is among ``learnedKeys``.
+  func knows(_ reads: [AccessRecorder.Read]) -> Bool {
+    learnedKeys._withUnsafeGuaranteedRef { list in
+      reads.allSatisfy { list.keys.contains($0.identifier) }
+    }
+  }
+
+  /// The anchor (see ``anchor(in:)``) that `values` gives when the keys of `reads` are learned
+  /// too, before they are.
+  func anchor(in values: EnvironmentValues, adding reads: [AccessRecorder.Read])
+    -> Unmanaged<Slot>?
+  {
+    var anchor = self.anchor(in: values)
+    for read in reads {
+      guard let slot = values.unretainedSlot(for: read.identifier) else { continue }
+      if let current = anchor {
+        let (candidate, held) = (slot.takeUnretainedValue(), current.takeUnretainedValue())
+        guard
+          candidate.depth > held.depth
+            || (candidate.depth == held.depth && candidate.key > held.key)
+        else { continue }
+      }
+      anchor = slot
+    }
+    return anchor
+  }
+
   /// Adds the keys of `reads` to ``learnedKeys``, and says whether any was new. Lists are
   /// never changed, only followed by longer ones, so reading the keys takes no lock.
   @discardableResult
   func learn(_ reads: [AccessRecorder.Read]) -> Bool {
-    let known = learnedKeys._withUnsafeGuaranteedRef { list in
-      reads.allSatisfy { list.keys.contains($0.identifier) }
-    }
-    guard !known else { return false }
+    guard !knows(reads) else { return false }
     var list = learnedKeys.takeUnretainedValue()
     var grew = false
     while true {
