@@ -82,35 +82,35 @@ final class Derivation: Sendable {
     var anchor = self.anchor(in: values)
     for read in reads {
       guard let slot = values.unretainedSlot(for: read.identifier) else { continue }
-      if let current = anchor {
-        let (candidate, held) = (slot.takeUnretainedValue(), current.takeUnretainedValue())
-        guard
-          candidate.depth > held.depth
-            || (candidate.depth == held.depth && candidate.key > held.key)
-        else { continue }
-      }
+      if let current = anchor, !Self.outranks(slot, current) { continue }
       anchor = slot
     }
     return anchor
   }
 
-  /// Adds the keys of `reads` to ``learnedKeys``, and says whether any was new. Lists are
-  /// never changed, only followed by longer ones, so reading the keys takes no lock.
-  @discardableResult
-  func learn(_ reads: [AccessRecorder.Read]) -> Bool {
-    guard !knows(reads) else { return false }
+  /// Whether `slot` makes a better anchor than `other`: it is deeper, or as deep with a larger
+  /// key identity.
+  @inline(__always)
+  static func outranks(_ slot: Unmanaged<Slot>, _ other: Unmanaged<Slot>) -> Bool {
+    slot._withUnsafeGuaranteedRef { slot in
+      other._withUnsafeGuaranteedRef { other in
+        slot.depth > other.depth || (slot.depth == other.depth && slot.key > other.key)
+      }
+    }
+  }
+
+  /// Adds the keys of `reads` to ``learnedKeys``. Lists are never changed, only followed by
+  /// longer ones, so reading the keys takes no lock.
+  func learn(_ reads: [AccessRecorder.Read]) {
     var list = learnedKeys.takeUnretainedValue()
-    var grew = false
-    while true {
-      while let next = list.next.load() { list = next }
-      guard !reads.allSatisfy({ list.keys.contains($0.identifier) }) else { return grew }
+    while !reads.allSatisfy({ list.keys.contains($0.identifier) }) {
       var missing: [ObjectIdentifier] = []
       for read in reads where !list.keys.contains(read.identifier) {
         if !missing.contains(read.identifier) { missing.append(read.identifier) }
       }
       let longer = KeyList(list.keys + missing)
-      grew = true
-      if list.next.storeIfNil(longer) === longer { return true }
+      list = list.next.storeIfNil(longer)
+      while let next = list.next.load() { list = next }
     }
   }
 
@@ -123,16 +123,10 @@ final class Derivation: Sendable {
   func anchor(in values: EnvironmentValues) -> Unmanaged<Slot>? {
     learnedKeys._withUnsafeGuaranteedRef { list in
       var anchor: Unmanaged<Slot>?
-      var anchorDepth: UInt32 = 0
-      var anchorKey = ObjectIdentifier(list)
       for key in list.keys {
         guard let slot = values.unretainedSlot(for: key) else { continue }
-        let depth = slot._withUnsafeGuaranteedRef { $0.depth }
-        if anchor == nil || depth > anchorDepth || (depth == anchorDepth && key > anchorKey) {
-          anchor = slot
-          anchorDepth = depth
-          anchorKey = key
-        }
+        if let current = anchor, !Self.outranks(slot, current) { continue }
+        anchor = slot
       }
       return anchor
     }

@@ -8,9 +8,10 @@ import Synchronization
 /// that it can be discarded.
 @usableFromInline
 class DerivedCell: @unchecked Sendable {
-  // @unchecked: `inputs`, `kept` and `dependencies` are written once, by the builder, before
-  // `state` says `ready` under its lock, and read only after seeing `ready` there; the rest is
-  // immutable, atomic, or guarded by `state`.
+  // @unchecked: `inputs`, `dependencies`, `anchor` and `isProvisional` are written once, by the
+  // builder, before `readiness` is set, and read only after it is; `heldDerivation` only under
+  // the lock of the slot table that holds the cell; the rest is immutable, atomic, or guarded
+  // by `state`.
 
   enum Phase {
     case building

@@ -8,8 +8,9 @@ import Synchronization
 
 /// A node's lock and its version in one atomic word.
 ///
-/// The low bit says whether the lock is held; the other bits count the writes that have reached
-/// the node, starting at one. A write bumps the version as it releases the lock, so a reader that
+/// The low bit says whether the lock is held; the other bits are the version, which counts the
+/// writes that have reached the node, above the node's depth in the top bits (see ``word``). A
+/// write bumps the version as it releases the lock, so a reader that
 /// loads a version, reads through the node, and finds the same version afterwards saw no write in
 /// between; an ``Environment`` wrapper keeps its cached value exactly as long as the version of
 /// its node stays the one it was read at. Sharing one word keeps a childless node within its

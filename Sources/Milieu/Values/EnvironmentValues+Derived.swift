@@ -87,16 +87,6 @@ extension EnvironmentValues {
         },
         fillWithFallback: fillWithFallback)
     }
-
-    /// Reads the value the slow way: recorded, waited for, or built.
-    @inlinable
-    func read(in values: EnvironmentValues, name: SlotName) -> Value {
-      let key = ObjectIdentifier(self)
-      values.recorder?.recordRead(of: key, name: name, in: values, derivation: derivation)
-      if let overridden = values.value(for: key, as: Value.self) { return overridden }
-      let cell = derivation.cell(in: values, name: name)
-      return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
-    }
   }
 
   /// How long a ``Derived`` value, once built, is kept.
@@ -143,16 +133,17 @@ extension EnvironmentValues {
   ) -> Value {
     get {
       // Inlinable, so that a read of a value built before is specialized where it is made.
-      if recorder == nil {
-        if let overridden = value(for: ObjectIdentifier(derived), as: Value.self) {
-          return overridden
-        }
-        if let cell = derived.derivation.keptCell(in: self) {
-          // A kept cell is ready, so it holds its value.
-          return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
-        }
-      }
-      return derived.read(in: self, name: .accessor(accessor))
+      let key = ObjectIdentifier(derived)
+      recorder?.recordRead(
+        of: key, name: .accessor(accessor), in: self, derivation: derived.derivation)
+      if let overridden = value(for: key, as: Value.self) { return overridden }
+      // A recorder learns a derived value's inputs from the full path, which records them.
+      let derivation = derived.derivation
+      let cell =
+        (recorder == nil ? derivation.keptCell(in: self) : nil)
+        ?? derivation.cell(in: self, name: .accessor(accessor))
+      // The cell is ready, so it holds its value.
+      return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
     }
     set {
       store(newValue, key: ObjectIdentifier(derived), name: .accessor(accessor), anchor: derived)

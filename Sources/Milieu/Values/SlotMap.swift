@@ -1,10 +1,5 @@
 import Synchronization
 
-/// One stored value with what diagnostics need to know about it.
-///
-/// A class, so that copying values between nodes (resolving, merging) retains one object per
-/// value instead of each of its fields. The value itself lives in the ``TypedSlot`` subclass, so
-/// a read that knows the value's type takes it out without a dynamic cast.
 /// What a ``SlotMap`` holds: one ``Slot``, or a ``SlotTable`` of several.
 ///
 /// A class that both derive from, rather than an enum with a case for each: an enum of two class
@@ -23,6 +18,11 @@ class SlotStorage: @unchecked Sendable {
   }
 }
 
+/// One stored value with what diagnostics need to know about it.
+///
+/// A class, so that copying values between nodes (resolving, merging) retains one object per
+/// value instead of each of its fields. The value itself lives in the ``TypedSlot`` subclass, so
+/// a read that knows the value's type takes it out without a dynamic cast.
 @usableFromInline
 class Slot: SlotStorage, @unchecked Sendable {
   // @unchecked: every stored property is a `let` of a `Sendable` type, here and in `TypedSlot`,
