@@ -16,11 +16,7 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The derived value to drop. A key path that reads no derived value,
   ///   or one that is built anew on every read, drops nothing.
   public func discardDerived<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
-    let recorder = AccessRecorder()
-    var probe = values
-    probe.recorder = recorder
-    _ = probe[keyPath: keyPath]
-    for cell in recorder.recorded.directCells {
+    for cell in Self.record(keyPath, in: values).recorded.directCells {
       cell.discard()
       holder(ofAnchorOf: cell).bumpVersions()
     }

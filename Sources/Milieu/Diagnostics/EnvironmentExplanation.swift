@@ -133,11 +133,7 @@ extension EnvironmentNode {
   public func explain<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> EnvironmentExplanation
   {
     let values = self.values
-    let recorder = AccessRecorder()
-    var probe = values
-    probe.recorder = recorder
-    _ = probe[keyPath: keyPath]
-    let recorded = recorder.recorded
+    let recorded = Self.record(keyPath, in: values).recorded
     var seen = Set<ObjectIdentifier>()
     var keys: [EnvironmentExplanation.Key] = []
     for (index, read) in recorded.reads.enumerated()

@@ -66,11 +66,8 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   func refresh() {
     guard let node else { return finish() }
     lastSources.withLock { last in
-      var probe = node.values
-      let recorder = AccessRecorder()
-      probe.recorder = recorder
-      let value = probe[keyPath: keyPath]
-      let sources = recorder.reads.map { SlotReference($0.slot) }
+      let (value, recorded) = EnvironmentNode.record(keyPath, in: node.values)
+      let sources = recorded.reads.map { SlotReference($0.slot) }
       if let last, last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) }) { return }
       last = sources
       continuation.yield(value)

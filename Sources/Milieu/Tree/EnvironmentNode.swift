@@ -224,7 +224,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(
-      Self.reads(of: keyPath, in: values).filter { !$0.isInput }.map(\.identifier))
+      Self.record(keyPath, in: values).recorded.reads.filter { !$0.isInput }.map(\.identifier))
     write { overrides, _ in
       guard overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
         return false
@@ -234,15 +234,16 @@ public final class EnvironmentNode: @unchecked Sendable {
     }
   }
 
-  /// The keys, with their current origins, that a key path reads.
-  static func reads<Value>(
-    of keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
-  ) -> [AccessRecorder.Read] {
+  /// Reads a key path from `values` and records what it read: the keys, with the slots they
+  /// were found in, and the kept derived values.
+  static func record<Value>(
+    _ keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
+  ) -> (value: Value, recorded: AccessRecorder.Recorded) {
     var probe = values
     let recorder = AccessRecorder()
     probe.recorder = recorder
-    _ = probe[keyPath: keyPath]
-    return recorder.reads
+    let value = probe[keyPath: keyPath]
+    return (value, recorder.takeRecorded())
   }
 
   /// The name diagnostics show for a node.

@@ -218,9 +218,6 @@ final class AccessRecorder: @unchecked Sendable {
     self.building = building
   }
 
-  /// The reads, in order.
-  var reads: [Read] { withLock { $0.reads } }
-
   /// Everything recorded, moved out of the recorder.
   func takeRecorded() -> Recorded {
     withLock { recorded in
@@ -228,9 +225,6 @@ final class AccessRecorder: @unchecked Sendable {
       return recorded
     }
   }
-
-  /// Everything recorded.
-  var recorded: Recorded { withLock { $0 } }
 
   @usableFromInline
   func recordRead(
