@@ -39,7 +39,9 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// `releaseAncestors(startingAt:)`), so that freeing a long chain does not recurse.
   let parentReference: Unmanaged<EnvironmentNode>?
 
-  private let label: Label?
+  /// The node's name, with where its first overrides were written when it was made with any;
+  /// one object, shared with those overrides' origin. `nil` for an unnamed node made without.
+  private let label: EnvironmentOrigin.Record?
 
   /// How many ancestors the node has: 0 for a root; kept in the lock's word.
   var depth: UInt32 { lock.depth }
@@ -56,11 +58,6 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// runtime's exclusivity checks redundant.
   @exclusivity(unchecked) nonisolated(unsafe) var state: State
 
-  private final class Label: Sendable {
-    let name: String
-    init(_ name: String) { self.name = name }
-  }
-
   /// Creates a root node.
   ///
   /// ```swift
@@ -69,14 +66,16 @@ public final class EnvironmentNode: @unchecked Sendable {
   ///
   /// - Parameter name: A name for diagnostics: explanations and tree dumps show it.
   public convenience init(_ name: String? = nil) {
-    self.init(name: name, parent: nil, overrides: .empty, depth: 0)
+    let label = name.map { EnvironmentOrigin.Record(fileID: "", line: 0, nodeName: $0, serial: 0) }
+    self.init(label: label, parent: nil, overrides: .empty, depth: 0)
   }
 
   private init(
-    name: String?, parent: EnvironmentNode?, overrides: consuming SlotMap, depth: UInt32
+    label: EnvironmentOrigin.Record?, parent: EnvironmentNode?, overrides: consuming SlotMap,
+    depth: UInt32
   ) {
     self.parentReference = parent.map { .passRetained($0) }
-    self.label = name.map(Label.init)
+    self.label = label
     self.lock = VersionedLock(depth: depth)
     self.state = State(overrides: overrides)
   }
@@ -88,7 +87,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   /// The node's name, if it has one.
-  public var name: String? { label?.name }
+  public var name: String? { label?.nodeName }
 
   /// Creates a child that inherits this node's values, with overrides of its own.
   ///
@@ -117,12 +116,14 @@ public final class EnvironmentNode: @unchecked Sendable {
     var scratch = EnvironmentValues(inherited: above)
     configure(&scratch)
     var overrides = (consume scratch).written(over: above)
-    if !overrides.isEmpty {
-      overrides.stamp(
-        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
-        depth: depth + 1)
+    var label: EnvironmentOrigin.Record?
+    if !overrides.isEmpty || name != nil {
+      label = EnvironmentOrigin.Record(fileID: fileID, line: line, nodeName: name, serial: 0)
     }
-    let child = EnvironmentNode(name: name, parent: self, overrides: overrides, depth: depth + 1)
+    if let label, !overrides.isEmpty {
+      overrides.stamp(EnvironmentOrigin(label), depth: depth + 1)
+    }
+    let child = EnvironmentNode(label: label, parent: self, overrides: overrides, depth: depth + 1)
     link(child, cache: above, ifVersionIs: version)
     return child
   }

@@ -83,7 +83,9 @@ class Slot: SlotStorage, @unchecked Sendable {
 final class TypedSlot<Value: Sendable>: Slot, @unchecked Sendable {
   @usableFromInline let value: Value
 
-  @usableFromInline
+  /// Inlinable, so that a write in the caller's module is specialized for the value's type and
+  /// moves the value in, instead of copying it through its type's value witnesses.
+  @inlinable
   init(
     _ value: Value, key: ObjectIdentifier, name: SlotName, origin: EnvironmentOrigin? = nil,
     anchor: (any AnyObject & Sendable)?
@@ -176,12 +178,12 @@ struct SlotMap: Sendable {
     }
     guard existing.isTable else {
       let one = unsafeDowncast(consume existing, to: Slot.self)
-      storage = one.key == slot.key ? slot : SlotTable([one, slot])
+      storage = one.key == slot.key ? slot : SlotTable(one, slot)
       return
     }
     // This map's reference was taken out above, so that `table` may be the only one.
     var table = unsafeDowncast(consume existing, to: SlotTable.self)
-    if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+    if !isKnownUniquelyReferenced(&table) { table = SlotTable(copying: table) }
     table.insert(slot)
     storage = table
   }
@@ -194,22 +196,23 @@ struct SlotMap: Sendable {
     guard let existing = storage.take() else { return }
     guard existing.isTable else {
       var slot = unsafeDowncast(consume existing, to: Slot.self)
-      storage = Self.stamped(&slot, consume origin, depth: depth)
+      Self.stamp(&slot, origin, depth: depth)
+      storage = slot
       return
     }
     var table = unsafeDowncast(consume existing, to: SlotTable.self)
-    if !isKnownUniquelyReferenced(&table) { table = SlotTable(table.slots) }
+    if !isKnownUniquelyReferenced(&table) { table = SlotTable(copying: table) }
     table.stamp(origin, depth: depth)
     storage = table
   }
 
-  fileprivate static func stamped(
-    _ slot: inout Slot, _ origin: consuming EnvironmentOrigin, depth: UInt32
-  ) -> Slot {
-    guard isKnownUniquelyReferenced(&slot) else { return slot.copy(origin: origin, depth: depth) }
-    slot.origin = consume origin
+  fileprivate static func stamp(_ slot: inout Slot, _ origin: EnvironmentOrigin, depth: UInt32) {
+    guard isKnownUniquelyReferenced(&slot) else {
+      slot = slot.copy(origin: origin, depth: depth)
+      return
+    }
+    slot.origin = origin
     slot.depth = depth
-    return slot
   }
 
   /// This map with every slot of `other` stored over it.
@@ -244,10 +247,17 @@ final class SlotTable: SlotStorage, @unchecked Sendable {
 
   @usableFromInline static var indexThreshold: Int { 8 }
 
-  init(_ slots: some Sequence<Slot>) {
-    self.slots = []
+  /// A table of two slots for different keys.
+  init(_ first: Slot, _ second: Slot) {
+    self.slots = [first, second]
     super.init(isTable: true)
-    for slot in slots { insert(slot) }
+  }
+
+  /// A table with the same slots as `table`, to change without changing `table`.
+  init(copying table: SlotTable) {
+    self.slots = table.slots
+    self.index = table.index
+    super.init(isTable: true)
   }
 
   @inlinable
@@ -261,19 +271,18 @@ final class SlotTable: SlotStorage, @unchecked Sendable {
 
   /// Stamps every slot; the table must be held by one map only.
   func stamp(_ origin: EnvironmentOrigin, depth: UInt32) {
-    for position in slots.indices {
-      slots[position] = SlotMap.stamped(&slots[position], origin, depth: depth)
+    slots.withUnsafeMutableBufferPointer { slots in
+      for position in slots.indices { SlotMap.stamp(&slots[position], origin, depth: depth) }
     }
   }
 
   func insert(_ slot: Slot) {
-    let position: Int?
     if index.isEmpty {
-      position = slots.firstIndex { $0.key == slot.key }
-    } else {
-      position = index[slot.key]
-    }
-    if let position {
+      for position in slots.indices where slots[position].key == slot.key {
+        slots[position] = slot
+        return
+      }
+    } else if let position = index[slot.key] {
       slots[position] = slot
       return
     }
