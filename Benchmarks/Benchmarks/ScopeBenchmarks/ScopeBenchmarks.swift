@@ -64,6 +64,22 @@ func registerScopes() {
       blackHole(ScopeCase.taskLocalThenRead(retries: iteration))
     }
   }
+
+  // Asynchronous scopes opened on the main actor: a scope that left the actor to run its body
+  // would pay two executor hops for each.
+  Benchmark(
+    "Scope: async, on the main actor: child node, withCurrent, then an @Environment read",
+    configuration: scopeConfiguration()
+  ) { benchmark in
+    await ScopeCase.asyncScopesOnTheMainActor(
+      below: parent, iterations: benchmark.scaledIterations.count)
+  }
+  Benchmark(
+    "Scope: async, on the main actor: TaskLocal withValue, then a read",
+    configuration: scopeConfiguration()
+  ) { benchmark in
+    await ScopeCase.asyncTaskLocalsOnTheMainActor(iterations: benchmark.scaledIterations.count)
+  }
 }
 
 /// Retain and release counts per scope, apart from the timed cases because counting slows every

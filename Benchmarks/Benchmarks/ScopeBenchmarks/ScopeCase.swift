@@ -1,3 +1,4 @@
+import Benchmark
 import BenchmarkSupport
 import Dependencies
 import Milieu
@@ -42,6 +43,29 @@ enum ScopeCase {
   static func taskLocalThenRead(retries: Int) -> Int {
     $retries.withValue(retries) { Self.retries }
   }
+
+  /// `iterations` asynchronous scopes opened on the main actor, as a view model or an app's
+  /// top-level code opens them: the node made current around an `await`, with the value read
+  /// inside.
+  @MainActor
+  static func asyncScopesOnTheMainActor(below parent: EnvironmentNode, iterations: Int) async {
+    for iteration in 0..<iterations {
+      let child = parent.child { $0.retries = iteration }
+      blackHole(await child.withCurrent { await Self.read(EnvironmentReading().retries) })
+    }
+  }
+
+  /// The same asynchronous scopes on the main actor, with a task-local value.
+  @MainActor
+  static func asyncTaskLocalsOnTheMainActor(iterations: Int) async {
+    for iteration in 0..<iterations {
+      blackHole(await $retries.withValue(iteration) { await Self.read(Self.retries) })
+    }
+  }
+
+  /// An asynchronous call that stays on its caller's actor, for the scopes to await.
+  @inline(never)
+  nonisolated(nonsending) static func read(_ value: Int) async -> Int { value }
 }
 
 /// A component that reads the value the current node sees.

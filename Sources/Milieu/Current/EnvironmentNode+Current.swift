@@ -1,8 +1,8 @@
 extension EnvironmentNode {
   /// The node made current by the innermost ``withCurrent(_:)`` scope, if any.
   ///
-  /// Declared without the `@TaskLocal` wrapper so that it can be `@usableFromInline`: the
-  /// synchronous `withCurrent` is inlinable, because unspecialized it looked up the metadata of
+  /// Declared without the `@TaskLocal` wrapper so that it can be `@usableFromInline`: both forms
+  /// of `withCurrent` are inlinable, because unspecialized they looked up the metadata of
   /// `Result<Result, Failure>` on every call, most of the cost of a scope.
   @usableFromInline static let scoped = TaskLocal<EnvironmentNode?>(wrappedValue: nil)
 
@@ -74,12 +74,16 @@ extension EnvironmentNode {
   ///   - body: The code to run.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws, with its type unchanged.
+  @inlinable
   public func withCurrent<Result, Failure: Error>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: () async throws(Failure) -> Result
   ) async throws(Failure) -> Result {
     let outcome = await Self.scoped.withValue(self) {
       () async -> Swift.Result<Result, Failure> in
+      // Naming `isolation` makes the closure run on the caller's actor. A closure that does not
+      // capture it is nonisolated: it would leave the actor, and `body` would hop back to it.
+      _ = isolation
       do throws(Failure) {
         return .success(try await body())
       } catch {

@@ -71,7 +71,9 @@ public func withAlertRecorder<Result, Failure: Error>(
     exhaustive: exhaustive, fileID: fileID, filePath: filePath, line: line, column: column)
   defer { recorder.finish() }
   return try await scopeNode(for: recorder).withCurrent { () async throws(Failure) -> Result in
-    try await body(recorder)
+    // Naming `isolation` keeps the closure on the caller's actor; see `withCurrent`.
+    _ = isolation
+    return try await body(recorder)
   }
 }
 
