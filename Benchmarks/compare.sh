@@ -98,6 +98,8 @@ threads("Server: 10,000 requests with two sets, on two threads, an app each",
         "Server: 10,000 requests with two sets, on one thread", "control: sharing nothing", 0)
 compare("Scope: child node with one override, withCurrent, then an @Environment read",
         "Scope: withDependencies override, then a @Dependency read", "≤ 0.4×", 0.4)
+compare("Scope: async, on the main actor: child node, withCurrent, then an @Environment read",
+        "Scope: async, on the main actor: TaskLocal withValue, then a read", "", 0)
 compare("Write: set on a node above 100,000 descendants",
         "Write: floor, a loop visiting 100,000 objects once", "≤ 3×", 3)
 compare("Propagation: set at the root, then read at 1,000 leaves",
