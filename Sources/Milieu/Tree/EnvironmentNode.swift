@@ -39,9 +39,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// `releaseAncestors(startingAt:)`), so that freeing a long chain does not recurse.
   let parentReference: Unmanaged<EnvironmentNode>?
 
-  /// The node's name, with where its first overrides were written when it was made with any;
-  /// one object, shared with those overrides' origin. `nil` for an unnamed node made without.
-  private let label: EnvironmentOrigin.Record?
+  private let label: Label?
 
   /// How many ancestors the node has: 0 for a root; kept in the lock's word.
   var depth: UInt32 { lock.depth }
@@ -58,6 +56,11 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// runtime's exclusivity checks redundant.
   @exclusivity(unchecked) nonisolated(unsafe) var state: State
 
+  private final class Label: Sendable {
+    let name: String
+    init(_ name: String) { self.name = name }
+  }
+
   /// Creates a root node.
   ///
   /// ```swift
@@ -66,16 +69,14 @@ public final class EnvironmentNode: @unchecked Sendable {
   ///
   /// - Parameter name: A name for diagnostics: explanations and tree dumps show it.
   public convenience init(_ name: String? = nil) {
-    let label = name.map { EnvironmentOrigin.Record(fileID: "", line: 0, nodeName: $0, serial: 0) }
-    self.init(label: label, parent: nil, overrides: .empty, depth: 0)
+    self.init(name: name, parent: nil, overrides: .empty, depth: 0)
   }
 
   private init(
-    label: EnvironmentOrigin.Record?, parent: EnvironmentNode?, overrides: consuming SlotMap,
-    depth: UInt32
+    name: String?, parent: EnvironmentNode?, overrides: consuming SlotMap, depth: UInt32
   ) {
     self.parentReference = parent.map { .passRetained($0) }
-    self.label = label
+    self.label = name.map(Label.init)
     self.lock = VersionedLock(depth: depth)
     self.state = State(overrides: overrides)
   }
@@ -87,7 +88,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   /// The node's name, if it has one.
-  public var name: String? { label?.nodeName }
+  public var name: String? { label?.name }
 
   /// Creates a child that inherits this node's values, with overrides of its own.
   ///
@@ -116,14 +117,12 @@ public final class EnvironmentNode: @unchecked Sendable {
     var scratch = EnvironmentValues(inherited: above)
     configure(&scratch)
     var overrides = (consume scratch).written(over: above)
-    var label: EnvironmentOrigin.Record?
-    if !overrides.isEmpty || name != nil {
-      label = EnvironmentOrigin.Record(fileID: fileID, line: line, nodeName: name, serial: 0)
+    if !overrides.isEmpty {
+      overrides.stamp(
+        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
+        depth: depth + 1)
     }
-    if let label, !overrides.isEmpty {
-      overrides.stamp(EnvironmentOrigin(label), depth: depth + 1)
-    }
-    let child = EnvironmentNode(label: label, parent: self, overrides: overrides, depth: depth + 1)
+    let child = EnvironmentNode(name: name, parent: self, overrides: overrides, depth: depth + 1)
     link(child, cache: above, ifVersionIs: version)
     return child
   }

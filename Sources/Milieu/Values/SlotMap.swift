@@ -271,9 +271,7 @@ final class SlotTable: SlotStorage, @unchecked Sendable {
 
   /// Stamps every slot; the table must be held by one map only.
   func stamp(_ origin: EnvironmentOrigin, depth: UInt32) {
-    slots.withUnsafeMutableBufferPointer { slots in
-      for position in slots.indices { SlotMap.stamp(&slots[position], origin, depth: depth) }
-    }
+    for position in slots.indices { SlotMap.stamp(&slots[position], origin, depth: depth) }
   }
 
   func insert(_ slot: Slot) {
