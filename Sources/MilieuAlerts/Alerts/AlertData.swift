@@ -25,18 +25,21 @@ public struct AlertData: Presentable {
     let message: String?
     let buttons: [AlertButton]
     let deduplicationKey: String?
+    let priority: PresentationPriority
     let callSite: CallSite
     let diagnostics: [AlertDiagnostic]
 
     init(
       id: PresentationID, title: String, message: String?, buttons: [AlertButton],
-      deduplicationKey: String?, callSite: CallSite, diagnostics: [AlertDiagnostic]
+      deduplicationKey: String?, priority: PresentationPriority, callSite: CallSite,
+      diagnostics: [AlertDiagnostic]
     ) {
       self.id = id
       self.title = title
       self.message = message
       self.buttons = buttons
       self.deduplicationKey = deduplicationKey
+      self.priority = priority
       self.callSite = callSite
       self.diagnostics = diagnostics
     }
@@ -52,6 +55,9 @@ public struct AlertData: Presentable {
   public var buttons: [AlertButton] { storage.buttons }
   /// Alerts with the same key are duplicates: a deduplicating host shows only the first.
   public var deduplicationKey: String? { storage.deduplicationKey }
+  /// How soon the alert is presented when others wait: a host's queue presents higher
+  /// priorities first, and first come, first served within one.
+  public var priority: PresentationPriority { storage.priority }
   /// Where the alert was made.
   public var callSite: CallSite { storage.callSite }
   /// The rules the input broke, and how each was repaired; empty for good input.
@@ -68,13 +74,15 @@ public struct AlertData: Presentable {
   ///   - message: The message under the title.
   ///   - buttons: The buttons; none means one "OK" cancel button.
   ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - priority: How soon the alert is presented when others wait; see
+  ///     ``PresentationPriority``.
   ///   - fileID: The call site; leave the default.
   ///   - filePath: The call site; leave the default.
   ///   - line: The call site; leave the default.
   ///   - column: The call site; leave the default.
   public init(
     title: String, message: String? = nil, buttons: [AlertButton] = [],
-    deduplicationKey: String? = nil,
+    deduplicationKey: String? = nil, priority: PresentationPriority = .normal,
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) {
@@ -82,8 +90,8 @@ public struct AlertData: Presentable {
     let checked = AlertValidation.check(title: title, message: message, buttons: buttons)
     storage = Storage(
       id: PresentationID(), title: checked.title, message: checked.message,
-      buttons: checked.buttons, deduplicationKey: deduplicationKey, callSite: callSite,
-      diagnostics: checked.violations.map { AlertDiagnostic($0, at: callSite) })
+      buttons: checked.buttons, deduplicationKey: deduplicationKey, priority: priority,
+      callSite: callSite, diagnostics: checked.violations.map { AlertDiagnostic($0, at: callSite) })
     for diagnostic in storage.diagnostics {
       // The issue carries the call site, and says it first: the message does not repeat it.
       EnvironmentNode.current[\.issueReporter].report(
@@ -120,7 +128,7 @@ public struct AlertData: Presentable {
   private init(copying alert: AlertData, buttons: [AlertButton]) {
     storage = Storage(
       id: alert.id, title: alert.title, message: alert.message, buttons: buttons,
-      deduplicationKey: alert.deduplicationKey, callSite: alert.callSite,
+      deduplicationKey: alert.deduplicationKey, priority: alert.priority, callSite: alert.callSite,
       diagnostics: alert.diagnostics)
   }
 

@@ -1,4 +1,5 @@
-/// A first-in, first-out queue with O(1) removal at the front and at the back.
+/// A first-in, first-out queue with O(1) removal at the front and at the back, and insertion in
+/// the middle for items that go ahead of others.
 struct PendingQueue<Element> {
   private var storage: [Element?] = []
   private var head = 0
@@ -7,8 +8,41 @@ struct PendingQueue<Element> {
   var count: Int { storage.count - head }
   var elements: [Element] { storage[head...].compactMap { $0 } }
 
+  /// The element that leaves last.
+  var last: Element? { isEmpty ? nil : storage[storage.count - 1] }
+
+  /// The element that leaves first.
+  var first: Element? { isEmpty ? nil : storage[head] }
+
   mutating func append(_ element: Element) {
     storage.append(element)
+  }
+
+  /// Inserts an element right behind the last one that stays ahead of it; the elements that
+  /// stay ahead must come before the others.
+  ///
+  /// - Complexity: O(1) when the last element stays ahead (appending); otherwise O(*n*) in the
+  ///   number of elements that the new one goes ahead of, plus the move.
+  mutating func insert(_ element: Element, behindLast staysAhead: (Element) -> Bool) {
+    var index = storage.count
+    while index > head, let existing = storage[index - 1], !staysAhead(existing) {
+      index -= 1
+    }
+    if index == storage.count {
+      storage.append(element)
+    } else {
+      storage.insert(element, at: index)
+    }
+  }
+
+  mutating func popLast() -> Element? {
+    guard !isEmpty else { return nil }
+    let element = storage.removeLast()
+    if head == storage.count {
+      storage.removeAll(keepingCapacity: true)
+      head = 0
+    }
+    return element
   }
 
   mutating func popFirst() -> Element? {

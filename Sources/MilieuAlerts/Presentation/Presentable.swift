@@ -40,6 +40,10 @@ public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
   /// The answer recorded when the item expires.
   var expiryAnswer: Answer? { get }
 
+  /// How soon the item is presented when others wait: higher first, and first come, first
+  /// served within one priority. ``PresentationPriority/normal`` unless the item says otherwise.
+  var priority: PresentationPriority { get }
+
   /// Whether an answer belongs to this item, such as a tap on a button the alert has.
   func isValid(_ answer: Answer) -> Bool
 
@@ -52,6 +56,11 @@ public protocol Presentable: Identifiable, Sendable where ID == PresentationID {
 /// The longest lifetime a host times: 100 years of 365.25 days. Clocks cannot time every
 /// `Duration` (`ContinuousClock.sleep(for:)` traps when its deadline overflows 64-bit seconds).
 let presentableLongestLifetime = Duration.seconds(3_155_760_000)
+
+extension Presentable {
+  /// ``PresentationPriority/normal``: an item that says nothing of its priority waits its turn.
+  public var priority: PresentationPriority { .normal }
+}
 
 extension Presentable {
   /// The lifetime a host times: ``lifetime``, unless it is too long for a clock.

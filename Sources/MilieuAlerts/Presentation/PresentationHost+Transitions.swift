@@ -64,24 +64,49 @@ extension PresentationHost.State {
       drop(shown, .replaced(by: item.id))
       makeCurrent(entry)
     case .enqueue:
+      let priority = item.priority
       if pending.count >= policy.maximumPending {
-        guard policy.overflow == .dropOldest, let oldest = popFirstPending() else {
+        guard let overflowed = makeRoom(for: priority, overflow: policy.overflow) else {
           drop(entry, .queueFull(limit: policy.maximumPending))
           return .handled
         }
-        forget(oldest.item)
-        drop(oldest, .queueFull(limit: policy.maximumPending))
-      }
-      if policy.maximumPending == 0 {
-        drop(entry, .queueFull(limit: 0))
-        return .handled
+        forget(overflowed.item)
+        drop(overflowed, .queueFull(limit: policy.maximumPending))
       }
       remember(item)
-      pending.append(entry)
+      // Behind every waiting item of the same or a higher priority: with one priority, the end.
+      pending.insert(entry) { $0.item.priority >= priority }
       pendingIDs.insert(item.id)
       post(.enqueued(item))
     }
     return .handled
+  }
+
+  /// Takes out of a full queue the waiting item that the overflow rule drops for a newcomer of
+  /// `priority`, or returns `nil` when the rule drops the newcomer.
+  ///
+  /// The item dropped has the lowest priority among the waiting ones and the newcomer: the
+  /// newest of them for ``PresentationPolicy/Overflow/dropNew``, the oldest for
+  /// ``PresentationPolicy/Overflow/dropOldest``. The queue is in presentation order, so the
+  /// lowest priority is at its end.
+  private mutating func makeRoom(
+    for priority: PresentationPriority, overflow: PresentationPolicy.Overflow
+  ) -> PresentationHost.Entry? {
+    guard let last = pending.last else { return nil }
+    let lowest = last.item.priority
+    switch overflow {
+    case .dropNew:
+      guard priority > lowest else { return nil }
+      guard let newest = pending.popLast() else { return nil }
+      pendingIDs.remove(newest.item.id)
+      return newest
+    case .dropOldest:
+      guard priority >= lowest else { return nil }
+      if let first = pending.first, first.item.priority == lowest { return popFirstPending() }
+      guard let oldest = pending.remove(where: { $0.item.priority == lowest }) else { return nil }
+      pendingIDs.remove(oldest.item.id)
+      return oldest
+    }
   }
 
   /// Takes the answer to the current item, checking that it is current and that the answer is

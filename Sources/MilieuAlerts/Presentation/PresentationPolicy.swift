@@ -6,19 +6,36 @@
 public struct PresentationPolicy: Sendable, Equatable {
   /// What happens to a new item while another is being shown.
   public enum WhenBusy: Sendable, Equatable {
-    /// Wait in a first-in, first-out queue. The default.
+    /// Wait in the queue: higher ``Presentable/priority`` first, first in, first out within
+    /// one priority. The default.
     case enqueue
-    /// Replace the item being shown, which is dropped as replaced; the queue is kept.
+    /// Replace the item being shown, which is dropped as replaced, whatever either's priority;
+    /// the queue is kept.
     case replace
-    /// Drop the new item as busy.
+    /// Drop the new item as busy, whatever its priority.
     case dropNew
   }
 
   /// Which item a full queue drops.
+  ///
+  /// Both rules drop an item of the lowest ``Presentable/priority`` among the waiting items and
+  /// the newcomer, so a lower priority never pushes out a higher one. With one priority, they
+  /// drop the newcomer or the oldest waiting item.
+  ///
+  /// ```swift
+  /// let host = AlertHost(policy: .init(maximumPending: 1, overflow: .dropNew))
+  /// host.show(AlertData(title: "Shown"))
+  /// host.show(AlertData(title: "Tip", priority: .low))           // waits
+  /// host.show(AlertData(title: "Disk full", priority: .high))    // drops "Tip", waits
+  /// host.show(AlertData(title: "Another tip", priority: .low))   // dropped: the queue is full
+  /// ```
   public enum Overflow: Sendable, Equatable {
-    /// Drop the item that arrives at a full queue. The default.
+    /// Drop the newest item of the lowest priority: the one that arrives at a full queue,
+    /// unless it goes ahead of the last waiting item, which is then dropped instead. The
+    /// default.
     case dropNew
-    /// Drop the oldest pending item to make room for the new one.
+    /// Drop the oldest waiting item of the lowest priority to make room for the new one, unless
+    /// the new one alone has that priority, which is then dropped instead.
     case dropOldest
   }
 
@@ -48,7 +65,8 @@ public struct PresentationPolicy: Sendable, Equatable {
     self.overflow = overflow
   }
 
-  /// First in, first out, deduplicating, with up to 64 waiting.
+  /// Higher priority first and first in, first out within one, deduplicating, with up to 64
+  /// waiting.
   public static let queue = PresentationPolicy()
   /// The newest item replaces the one shown.
   public static let replace = PresentationPolicy(whenBusy: .replace)
