@@ -2,10 +2,11 @@ import Milieu
 import MilieuAlerts
 import Synchronization
 
-// Fuzzes the validation in `AlertData.init`: any title, message and buttons (any titles, any
-// roles, any number) must give an alert that follows every rule, report exactly the diagnostics
-// it lists, each with the text it quotes neutralised, keep each button's identity and order,
-// and then behave in a host, which refuses to show the same value twice at once. Then a toast
+// Fuzzes the validation in `AlertData.init`: any title, message, text fields (any labels, any
+// texts, any number) and buttons (any titles, any roles, any number) must give an alert that
+// follows every rule, report exactly the diagnostics it lists, each with the text it quotes
+// neutralised, keep each button's and field's identity and order, and then behave in a host,
+// which refuses to show the same value twice at once and repairs whatever text is entered. Then a toast
 // with any duration, the extremes included, must be accepted or repaired, never trap.
 
 /// The issues reported while one input runs; the target runs inputs one at a time.
@@ -37,17 +38,27 @@ private func check(_ input: inout FuzzInput) {
   let buttons = (0..<buttonCount).map { _ in
     AlertButton(input.text(maximumRepetitions: 1_024), role: roles[input.number(below: 4)])
   }
+  // Usually none to 3 text fields; now and then up to 12, past the 8 an alert may hold. Texts
+  // repeat up to 6,144 times, past the 4,096 characters a field holds.
+  let fieldCount = input.number(below: 8) == 7 ? input.number(below: 13) : input.number(below: 4)
+  let fields = (0..<fieldCount).map { _ in
+    AlertTextField(
+      input.text(maximumRepetitions: 1_024), text: input.text(), isSecure: input.bool())
+  }
   let line = UInt(input.byte()) + 1
   let direct = input.bool()
   let alert =
     direct
-    ? AlertData(title: title, message: message, buttons: buttons, line: line)
-    : alertThroughState(title: title, message: message, buttons: buttons, line: line)
+    ? AlertData(title: title, message: message, textFields: fields, buttons: buttons, line: line)
+    : alertThroughState(
+      title: title, message: message, textFields: fields, buttons: buttons, line: line)
 
   checkRules(alert)
   checkDiagnostics(alert, line: line)
-  checkRepairs(alert, title: title, message: message, buttons: buttons, direct: direct)
-  checkHost(alert, answer: input.number(below: 12))
+  checkRepairs(
+    alert, title: title, message: message, fields: fields, buttons: buttons, direct: direct)
+  let entered = alert.textFields.map { _ in input.text() }
+  checkHost(alert, answer: input.number(below: 12), entered: entered)
   checkToast(duration: duration(from: &input))
 }
 
@@ -93,10 +104,11 @@ private func checkToast(duration: Duration) {
 /// The same input shown as an `AlertState` through a custom action, which converts it. Its
 /// buttons send nothing, so that a tap resolves at once, without starting a task.
 private func alertThroughState(
-  title: String, message: String?, buttons: [AlertButton], line: UInt
+  title: String, message: String?, textFields: [AlertTextField], buttons: [AlertButton],
+  line: UInt
 ) -> AlertData {
   let state = AlertState<Int>(
-    title: title, message: message,
+    title: title, message: message, textFields: textFields,
     buttons: buttons.map { AlertState.Button($0.title, role: $0.role) })
   let received = Mutex<AlertData?>(nil)
   let action = ShowAlertAction { alert, resolve in
@@ -131,6 +143,20 @@ private func checkRules(_ alert: AlertData) {
     precondition(tap.buttonID == alert.buttons[index].id, "the tap names another button")
   }
   precondition(alert.tapOfButton(at: alert.buttons.count) == nil, "a tap past the last button")
+  let fields = alert.textFields
+  precondition(fields.count <= 8, "an alert has \(fields.count) text fields")
+  let labels = fields.map(\.label)
+  precondition(!labels.contains(""), "a text field has an empty label")
+  precondition(Set(labels).count == labels.count, "two text fields share a label: \(labels)")
+  for field in fields {
+    precondition(field.label.count <= 1_000, "a label has \(field.label.count) characters")
+    precondition(field.label.unicodeScalars.count <= 4_000, "a label has too many scalars")
+    precondition(field.text.count <= 4_096, "a field's text has \(field.text.count) characters")
+    precondition(field.text.unicodeScalars.count <= 16_384, "a field's text has too many scalars")
+    precondition(
+      !field.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter),
+      "a field's text holds a control character")
+  }
 }
 
 private func checkDiagnostics(_ alert: AlertData, line: UInt) {
@@ -153,9 +179,22 @@ private func checkDiagnostics(_ alert: AlertData, line: UInt) {
 }
 
 private func checkRepairs(
-  _ alert: AlertData, title: String, message: String?, buttons: [AlertButton], direct: Bool
+  _ alert: AlertData, title: String, message: String?, fields: [AlertTextField],
+  buttons: [AlertButton], direct: Bool
 ) {
   let rules = Set(alert.diagnostics.map(\.rule))
+  // Past 8 text fields, the first 8 are kept, each with its identity and whether it is secure.
+  let keptFields = Array(fields.prefix(8))
+  precondition(rules.contains(.textFieldCount) == (fields.count > 8), "field count rule mismatch")
+  precondition(alert.textFields.map(\.id) == keptFields.map(\.id), "a field lost its identity")
+  precondition(
+    alert.textFields.map(\.isSecure) == keptFields.map(\.isSecure), "a field changed its kind")
+  precondition(
+    keptFields.contains(where: \.label.isEmpty) == rules.contains(.textFieldLabels),
+    "empty label rule mismatch")
+  precondition(
+    keptFields.contains { $0.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter) }
+      == rules.contains(.plainFieldText), "field text rule mismatch")
   if buttons.isEmpty {
     precondition(
       alert.buttons.map(\.title) == ["OK"] && alert.buttons.map(\.role) == [.cancel],
@@ -187,15 +226,18 @@ private func checkRepairs(
       "empty button title rule mismatch")
   }
   let clean =
-    alert.title == title && alert.message == message
+    alert.title == title && alert.message == message && fields.count <= 8
+    && alert.textFields.map(\.label) == keptFields.map(\.label)
+    && alert.textFields.map(\.text) == keptFields.map(\.text)
     && (buttons.isEmpty || alert.buttons.map(\.title) == buttons.map(\.title))
     && (buttons.isEmpty || alert.buttons.map(\.role) == buttons.map(\.role))
   precondition(clean == alert.diagnostics.isEmpty, "repairs and diagnostics disagree")
 }
 
-/// Shows the alert in a host and answers it: a tap on one of its buttons, a dismissal, a
-/// stranger's button or a stale tap; the outcome must match the answer exactly.
-private func checkHost(_ alert: AlertData, answer: Int) {
+/// Shows the alert in a host and answers it: a tap on one of its buttons with `entered` typed
+/// into its text fields, a dismissal, a stranger's button or a stale tap; the outcome must match
+/// the answer exactly, and entered text must arrive repaired, each broken rule reported once.
+private func checkHost(_ alert: AlertData, answer: Int, entered: [String]) {
   let host = AlertHost()
   let outcomes = Mutex<[AlertOutcome]>([])
   host.show(alert) { outcome in outcomes.withLock { $0.append(outcome) } }
@@ -212,6 +254,22 @@ private func checkHost(_ alert: AlertData, answer: Int) {
   let expected: AlertOutcome
   do {
     switch answer {
+    case 0..<9 where answer < alert.buttons.count && !alert.textFields.isEmpty:
+      reportedIssues.withLock { $0 = [] }
+      try host.tap(alert.buttons[answer], of: alert, texts: entered)
+      let repairs = zip(entered, alert.textFields).map { text, field in
+        AlertValidation.repairEntered(text, label: field.label)
+      }
+      let issues = reportedIssues.withLock { $0 }
+      precondition(
+        issues.count == repairs.map(\.brokenRules.count).reduce(0, +),
+        "\(issues.count) issues for entered text")
+      precondition(
+        !issues.contains { $0.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising) },
+        "an issue about entered text quotes raw text")
+      guard let tap = outcomes.withLock({ $0.first?.tappedButton }) else { fatalError("no tap") }
+      precondition(tap.textFields.map(\.text) == repairs.map(\.text), "entered text not repaired")
+      expected = .answered(tap)
     case 0..<9 where answer < alert.buttons.count:
       try host.tap(alert.buttons[answer], of: alert)
       guard let tap = alert.tapOfButton(at: answer) else { fatalError("no tap") }

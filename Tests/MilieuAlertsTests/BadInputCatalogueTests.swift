@@ -288,6 +288,112 @@ import Testing
     #expect(issues.isEmpty && alert.diagnostics.isEmpty)
   }
 
+  // MARK: Text fields
+
+  @Test func noTitleAndNoFieldLabel() {
+    let line = #line + 1
+    let (alert, issues) = Self.make { AlertData(title: "", textFields: [AlertTextField("")]) }
+    #expect(alert.title == "Alert")
+    #expect(alert.textFields.map(\.label) == ["Field 1"])
+    #expect(alert.diagnostics.map(\.rule) == [.titleOrMessage, .textFieldLabels])
+    #expect(
+      issues.map(\.message).last
+        == "an alert breaks the rule \"every text field has a label\": text field 1 has an "
+        + "empty label; it is shown as \"Field 1\". Fix: give every text field a label that says "
+        + "what to type, such as \"Name\".")
+    #expect(issues.allSatisfy { $0.location.line == UInt(line) })
+  }
+
+  @Test func twoTextFieldsWithOneLabel() async throws {
+    let (alert, issues) = Self.make {
+      AlertData(
+        title: "Rename",
+        textFields: [AlertTextField("Name", text: "a"), AlertTextField("Name", text: "b")])
+    }
+    #expect(alert.textFields.map(\.label) == ["Name", "Name (2)"])
+    #expect(
+      issues.map(\.message) == [
+        "an alert breaks the rule \"distinct text field labels\": two text fields are labelled "
+          + "\"Name\"; the later one is shown as \"Name (2)\" so each can be told apart and typed "
+          + "into by label. Fix: give each text field its own label."
+      ])
+    // Outcome: each field keeps its identity and text, and is answered by its new label.
+    let host = AlertHost()
+    let outcomes = Outcomes()
+    host.show(alert) { outcomes.append($0) }
+    try host.tap(alert.buttons[0], of: alert, texts: ["first", "second"])
+    #expect(outcomes.all.first?.tappedButton?.text(of: "Name (2)") == "second")
+  }
+
+  @Test func tooManyTextFields() {
+    let (alert, issues) = Self.make {
+      AlertData(title: "Form", textFields: (1...10).map { AlertTextField("Field \($0)") })
+    }
+    #expect(alert.textFields.map(\.label) == (1...8).map { "Field \($0)" })
+    #expect(
+      issues.map(\.message) == [
+        "an alert breaks the rule \"a reasonable number of text fields\": the alert has 10 text "
+          + "fields; it is shown with the first 8. Fix: ask for at most 8 values in an alert, and "
+          + "for more somewhere else."
+      ])
+  }
+
+  @Test func controlCharactersInTheTextAFieldStartsWith() {
+    let (alert, issues) = Self.make {
+      AlertData(title: "Rename", textFields: [AlertTextField("Name", text: "a\tb\u{1B}[31mc\r\nd")])
+    }
+    #expect(alert.textFields.map(\.text) == ["a b[31mc d"])
+    #expect(
+      issues.map(\.message) == [
+        "an alert breaks the rule \"field text without control characters\": the text of text "
+          + "field 1 holds 4 control characters; line breaks and tabs become spaces and the others "
+          + "are left out. Fix: pass one line of plain text: a field holds no line breaks, tabs "
+          + "or escapes."
+      ])
+  }
+
+  @Test func controlCharactersInTypedText() throws {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let host = catalogue.installAlertHost()
+    let line = #line + 1
+    let alert = AlertData(title: "Rename", textFields: [AlertTextField("Name")])
+    host.show(alert)
+    let outcomes = Outcomes()
+    host.withdraw(alert.id)
+    host.show(alert) { outcomes.append($0) }
+    try catalogue.withCurrent {
+      try host.tap(alert.buttons[0], of: alert, texts: ["Ada\u{0}\n"])
+    }
+    #expect(
+      issues.all.map(\.message) == [
+        "the alert \"Rename\" was answered with text that breaks the rule \"field text without "
+          + "control characters\": the text entered in the field \"Name\" holds 2 control "
+          + "characters; line breaks and tabs become spaces and the others are left out. Fix: pass "
+          + "one line of plain text: a field holds no line breaks, tabs or escapes."
+      ])
+    #expect(issues.all.map(\.location.line) == [UInt(line)])
+    // Outcome: answered, with the text repaired.
+    #expect(outcomes.all.first?.tappedButton?.text(of: "Name") == "Ada ")
+  }
+
+  @Test func anOverlongTypedText() throws {
+    let issues = IssueCollector()
+    let catalogue = Self.node(collecting: issues)
+    let alert = AlertData(title: "Note", textFields: [AlertTextField("Body")])
+    let tap = try #require(
+      catalogue.withCurrent {
+        alert.tapOfButton(at: 0, texts: [String(repeating: "x", count: 5_000)])
+      })
+    #expect(tap.text(of: "Body") == String(repeating: "x", count: 4_095) + "…")
+    #expect(
+      issues.all.map(\.message) == [
+        "the alert \"Note\" was answered with text that breaks the rule \"a reasonable "
+          + "length\": the text entered in the field \"Body\" has 5000 characters; it is cut to "
+          + "4096. Fix: keep a field's text to one line of a reasonable length."
+      ])
+  }
+
   // MARK: Answers that do not fit
 
   @Test func aStaleTap() async throws {

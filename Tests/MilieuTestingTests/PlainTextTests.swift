@@ -21,4 +21,22 @@ import Testing
     let alert = AlertData(title: "Bell\u{7}\u{1B}[31m")
     #expect(alert.plainText.hasPrefix("title: Bell\\u{7}\\u{1B}[31m\n"))
   }
+
+  @Test func textFieldsAndAPriorityAreShownWhenTheAlertHasThem() {
+    let alert = AlertData(
+      title: "Sign in",
+      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")],
+      buttons: [.default("Sign In"), .cancel()], priority: .high)
+    #expect(
+      alert.plainText == """
+        title: Sign in
+        text fields:
+          1. Email: "ada@example.com"
+          2. Password (secure): ""
+        buttons:
+          1. Sign In (default)
+          2. Cancel (cancel)
+        priority: high
+        """)
+  }
 }

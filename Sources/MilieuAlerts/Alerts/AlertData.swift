@@ -23,6 +23,7 @@ public struct AlertData: Presentable {
     let id: PresentationID
     let title: String
     let message: String?
+    let textFields: [AlertTextField]
     let buttons: [AlertButton]
     let deduplicationKey: String?
     let priority: PresentationPriority
@@ -30,13 +31,14 @@ public struct AlertData: Presentable {
     let diagnostics: [AlertDiagnostic]
 
     init(
-      id: PresentationID, title: String, message: String?, buttons: [AlertButton],
-      deduplicationKey: String?, priority: PresentationPriority, callSite: CallSite,
-      diagnostics: [AlertDiagnostic]
+      id: PresentationID, title: String, message: String?, textFields: [AlertTextField],
+      buttons: [AlertButton], deduplicationKey: String?, priority: PresentationPriority,
+      callSite: CallSite, diagnostics: [AlertDiagnostic]
     ) {
       self.id = id
       self.title = title
       self.message = message
+      self.textFields = textFields
       self.buttons = buttons
       self.deduplicationKey = deduplicationKey
       self.priority = priority
@@ -51,6 +53,9 @@ public struct AlertData: Presentable {
   public var title: String { storage.title }
   /// The message under the title, if any.
   public var message: String? { storage.message }
+  /// The text fields, each with the text it starts with; at most 8, each labelled, no two
+  /// labels alike. What is entered comes back in the tap: ``AlertTap/textFields``.
+  public var textFields: [AlertTextField] { storage.textFields }
   /// The buttons, never empty, with at most one cancel button and no two titles alike.
   public var buttons: [AlertButton] { storage.buttons }
   /// Alerts with the same key are duplicates: a deduplicating host shows only the first.
@@ -67,11 +72,16 @@ public struct AlertData: Presentable {
   ///
   /// ```swift
   /// let saved = AlertData(title: "Saved")  // one "OK" button
+  /// let rename = AlertData(
+  ///   title: "Rename \"Roadmap\"",
+  ///   textFields: [AlertTextField("Name", text: "Roadmap")],
+  ///   buttons: [.default("Rename"), .cancel()])
   /// ```
   ///
   /// - Parameters:
   ///   - title: The title.
   ///   - message: The message under the title.
+  ///   - textFields: The text fields, in order; see ``AlertTextField``.
   ///   - buttons: The buttons; none means one "OK" cancel button.
   ///   - deduplicationKey: Alerts with the same key are duplicates.
   ///   - priority: How soon the alert is presented when others wait; see
@@ -81,16 +91,19 @@ public struct AlertData: Presentable {
   ///   - line: The call site; leave the default.
   ///   - column: The call site; leave the default.
   public init(
-    title: String, message: String? = nil, buttons: [AlertButton] = [],
-    deduplicationKey: String? = nil, priority: PresentationPriority = .normal,
+    title: String, message: String? = nil, textFields: [AlertTextField] = [],
+    buttons: [AlertButton] = [], deduplicationKey: String? = nil,
+    priority: PresentationPriority = .normal,
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) {
     let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let checked = AlertValidation.check(title: title, message: message, buttons: buttons)
+    let checked = AlertValidation.check(
+      title: title, message: message, textFields: textFields, buttons: buttons)
     storage = Storage(
       id: PresentationID(), title: checked.title, message: checked.message,
-      buttons: checked.buttons, deduplicationKey: deduplicationKey, priority: priority,
+      textFields: checked.textFields, buttons: checked.buttons, deduplicationKey: deduplicationKey,
+      priority: priority,
       callSite: callSite, diagnostics: checked.violations.map { AlertDiagnostic($0, at: callSite) })
     for diagnostic in storage.diagnostics {
       // The issue carries the call site, and says it first: the message does not repeat it.
@@ -111,12 +124,57 @@ public struct AlertData: Presentable {
   }
 
   /// The tap of the button at a position, to answer the alert with through
-  /// ``PresentationHost/answer(_:for:)``.
+  /// ``PresentationHost/answer(_:for:)``; each text field keeps the text it starts with.
   ///
   /// - Parameter index: The button's position, from 0.
   /// - Returns: The tap, or `nil` when there is no such button.
   public func tapOfButton(at index: Int) -> AlertTap? {
-    buttons.indices.contains(index) ? AlertTap(buttons[index], at: index) : nil
+    guard buttons.indices.contains(index) else { return nil }
+    return AlertTap(buttons[index], at: index, textFields: textFields)
+  }
+
+  /// The tap of the button at a position, with the text entered in each text field.
+  ///
+  /// ```swift
+  /// if let tap = alert.tapOfButton(at: 0, texts: ["Groceries"]) {
+  ///   try host.answer(tap, for: alert)
+  /// }
+  /// ```
+  ///
+  /// Entered text that breaks a rule of ``AlertTextField`` — a control character, more than
+  /// 4,096 characters — is repaired and reported through the current node's `issueReporter`
+  /// with the rule (``AlertDiagnostic/Rule/plainFieldText``,
+  /// ``AlertDiagnostic/Rule/reasonableLength``) and the fix.
+  ///
+  /// - Parameters:
+  ///   - index: The button's position, from 0.
+  ///   - texts: The text entered in each of ``textFields``, in order.
+  /// - Returns: The tap, or `nil` when there is no such button or `texts` does not have one
+  ///   text per field.
+  public func tapOfButton(at index: Int, texts: [String]) -> AlertTap? {
+    tap(ofButtonAt: index, texts: texts, reportingTo: EnvironmentNode.current[\.issueReporter])
+  }
+
+  /// The tap of the button at `index` with `texts` entered, repaired, each broken rule reported
+  /// to `reporter`; `nil` when there is no such button or not one text per field.
+  package func tap(
+    ofButtonAt index: Int, texts: [String], reportingTo reporter: IssueReporter
+  ) -> AlertTap? {
+    guard buttons.indices.contains(index), texts.count == textFields.count else { return nil }
+    var fields = textFields
+    for position in fields.indices {
+      let (text, brokenRules) = AlertValidation.repairEntered(
+        texts[position], label: fields[position].label)
+      fields[position].text = text
+      for brokenRule in brokenRules {
+        reporter.report(
+          EnvironmentIssue(
+            "the alert \(DiagnosticText.quoted(title)) was answered with text that breaks "
+              + brokenRule,
+            at: callSite))
+      }
+    }
+    return AlertTap(buttons[index], at: index, textFields: fields)
   }
 
   /// The same alert, with the same identities, whose buttons carry no actions: what a record of
@@ -127,7 +185,8 @@ public struct AlertData: Presentable {
 
   private init(copying alert: AlertData, buttons: [AlertButton]) {
     storage = Storage(
-      id: alert.id, title: alert.title, message: alert.message, buttons: buttons,
+      id: alert.id, title: alert.title, message: alert.message, textFields: alert.textFields,
+      buttons: buttons,
       deduplicationKey: alert.deduplicationKey, priority: alert.priority, callSite: alert.callSite,
       diagnostics: alert.diagnostics)
   }
@@ -139,12 +198,14 @@ public struct AlertData: Presentable {
   /// Alerts do not expire.
   public var expiryAnswer: AlertTap? { nil }
 
-  /// Whether the tap is of one of this alert's buttons, at its position.
+  /// Whether the tap is of one of this alert's buttons, at its position, and carries this
+  /// alert's text fields (or, made with ``AlertTap/init(_:at:)``, none).
   ///
   /// - Parameter tap: The tap.
   /// - Returns: Whether it belongs to this alert.
   public func isValid(_ tap: AlertTap) -> Bool {
     buttons.indices.contains(tap.index) && buttons[tap.index].id == tap.buttonID
+      && (tap.textFields.isEmpty || tap.textFields.map(\.id) == textFields.map(\.id))
   }
 
   /// The tapped button's action, or the cancel button's for a dismissal.

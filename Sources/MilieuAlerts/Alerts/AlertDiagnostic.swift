@@ -25,11 +25,24 @@ public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
     case buttonTitles = "every button has a title"
     /// A title stays within 1,000 characters and 4,000 Unicode scalars, a message within 20,000
     /// characters and 80,000 scalars (so that one character heaped with combining marks counts
-    /// for what it weighs). Repair: the text is cut and ends with "…".
+    /// for what it weighs); a text field's label within 1,000 characters and 4,000 scalars, its
+    /// text within 4,096 characters and 16,384 scalars. Repair: the text is cut and ends with
+    /// "…".
     case reasonableLength = "a reasonable length"
     /// An alert has at most 64 buttons. Repair: the first 64 are kept; when the cancel button
     /// comes later, the first 63 and the cancel button.
     case buttonCount = "a reasonable number of buttons"
+    /// Every text field has a label, which says what to type. Repair: an unlabelled field is
+    /// named "Field N".
+    case textFieldLabels = "every text field has a label"
+    /// No two text fields share a label. Repair: later ones get " (2)", " (3)" … appended.
+    case distinctTextFieldLabels = "distinct text field labels"
+    /// An alert has at most 8 text fields. Repair: the first 8 are kept.
+    case textFieldCount = "a reasonable number of text fields"
+    /// A field's text — the text it starts with, or what is entered — holds no control
+    /// characters. Repair: a line break or a tab becomes a space; any other control character
+    /// (C0, DEL, C1) is left out.
+    case plainFieldText = "field text without control characters"
   }
 
   /// The rule that was broken.
@@ -61,12 +74,15 @@ public struct AlertDiagnostic: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The checks behind ``AlertData``'s initializer, as a pure function.
-enum AlertValidation {
+package enum AlertValidation {
   static let maximumTitleLength = 1_000
   static let maximumMessageLength = 20_000
   static let maximumTitleScalars = 4_000
   static let maximumMessageScalars = 80_000
   static let maximumButtonCount = 64
+  static let maximumTextFieldCount = 8
+  static let maximumFieldTextLength = 4_096
+  static let maximumFieldTextScalars = 16_384
 
   struct Violation: Sendable, Equatable {
     var rule: AlertDiagnostic.Rule
@@ -78,10 +94,13 @@ enum AlertValidation {
     var title: String
     var message: String?
     var buttons: [AlertButton]
+    var textFields: [AlertTextField] = []
     var violations: [Violation] = []
   }
 
-  static func check(title: String, message: String?, buttons: [AlertButton]) -> Result {
+  static func check(
+    title: String, message: String?, textFields: [AlertTextField] = [], buttons: [AlertButton]
+  ) -> Result {
     var result = Result(title: title, message: message, buttons: buttons)
     checkText(&result)
     if result.title.isEmpty && (result.message ?? "").isEmpty {
@@ -92,6 +111,7 @@ enum AlertValidation {
           detail: "the alert has an empty title and no message; it is shown titled \"Alert\".",
           fix: "pass a title that says what happened."))
     }
+    if !textFields.isEmpty { checkTextFields(textFields, into: &result) }
     if result.buttons.isEmpty {
       result.buttons = [.cancel("OK")]
       return result
@@ -211,6 +231,109 @@ enum AlertValidation {
             + "tapped by title.",
           fix: "give each button its own title."))
     }
+  }
+
+  private static func checkTextFields(_ fields: [AlertTextField], into result: inout Result) {
+    var fields = fields
+    if fields.count > maximumTextFieldCount {
+      result.violations.append(
+        Violation(
+          rule: .textFieldCount,
+          detail:
+            "the alert has \(fields.count) text fields; it is shown with the first "
+            + "\(maximumTextFieldCount).",
+          fix: "ask for at most \(maximumTextFieldCount) values in an alert, and for more "
+            + "somewhere else."))
+      fields.removeLast(fields.count - maximumTextFieldCount)
+    }
+    for index in fields.indices {
+      let name = "text field \(index + 1)"
+      if let (cut, detail) = cut(
+        fields[index].label, named: "label of \(name)", characters: maximumTitleLength,
+        scalars: maximumTitleScalars)
+      {
+        fields[index] = fields[index].with(label: cut)
+        result.violations.append(
+          Violation(
+            rule: .reasonableLength, detail: detail,
+            fix: "keep a field's label short: it names what to type."))
+      }
+      let (text, violations) = checkFieldText(fields[index].text, named: "text of \(name)")
+      fields[index].text = text
+      result.violations += violations
+    }
+    for index in fields.indices where fields[index].label.isEmpty {
+      let name = "Field \(index + 1)"
+      fields[index] = fields[index].with(label: name)
+      result.violations.append(
+        Violation(
+          rule: .textFieldLabels,
+          detail: "text field \(index + 1) has an empty label; it is shown as \"\(name)\".",
+          fix: "give every text field a label that says what to type, such as \"Name\"."))
+    }
+    let labels = fields.map(\.label)
+    let distinct = distinctTitles(labels)
+    for index in labels.indices where distinct[index] != labels[index] {
+      fields[index] = fields[index].with(label: distinct[index])
+      result.violations.append(
+        Violation(
+          rule: .distinctTextFieldLabels,
+          detail:
+            "two text fields are labelled \(DiagnosticText.quoted(labels[index])); the later one "
+            + "is shown as \(DiagnosticText.quoted(distinct[index])) so each can be told apart "
+            + "and typed into by label.",
+          fix: "give each text field its own label."))
+    }
+    result.textFields = fields
+  }
+
+  /// A field's text repaired to follow the rules — no control characters, a reasonable
+  /// length — with what was broken.
+  ///
+  /// - Parameters:
+  ///   - text: The text the field starts with, or the text entered in it.
+  ///   - name: What the details call the text, after "the": `text of text field 1`.
+  /// - Returns: The repaired text, and the rules it broke, in order.
+  static func checkFieldText(_ text: String, named name: String) -> (String, [Violation]) {
+    var violations: [Violation] = []
+    let (plain, controlCharacters) = AlertTextField.plainText(text)
+    if controlCharacters > 0 {
+      violations.append(
+        Violation(
+          rule: .plainFieldText,
+          detail:
+            "the \(name) holds \(controlCharacters) control character"
+            + (controlCharacters == 1 ? "" : "s")
+            + "; line breaks and tabs become spaces and the others are left out.",
+          fix: "pass one line of plain text: a field holds no line breaks, tabs or escapes."))
+    }
+    guard
+      let (cut, detail) = cut(
+        plain, named: name, characters: maximumFieldTextLength, scalars: maximumFieldTextScalars)
+    else { return (plain, violations) }
+    violations.append(
+      Violation(
+        rule: .reasonableLength, detail: detail,
+        fix: "keep a field's text to one line of a reasonable length."))
+    return (cut, violations)
+  }
+
+  /// Text entered in a field, repaired to follow the rules, with a phrase for each rule it
+  /// broke: `the rule "…": what was wrong and repaired. Fix: …`.
+  ///
+  /// - Parameters:
+  ///   - text: The text entered.
+  ///   - label: The field's label.
+  /// - Returns: The repaired text, and a phrase for each rule it broke.
+  package static func repairEntered(
+    _ text: String, label: String
+  ) -> (text: String, brokenRules: [String]) {
+    let (repaired, violations) = checkFieldText(
+      text, named: "text entered in the field \(DiagnosticText.quoted(label))")
+    return (
+      repaired,
+      violations.map { "the rule \"\($0.rule.rawValue)\": \($0.detail) Fix: \($0.fix)" }
+    )
   }
 
   /// The titles with each repeated one renamed: the n-th copy of a title becomes "title (n)",

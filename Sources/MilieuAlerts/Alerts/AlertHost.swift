@@ -88,13 +88,74 @@ extension PresentationHost where Item == AlertData {
     try await answerAndWait(tap(of: button, in: alert), for: alert)
   }
 
+  /// Taps one of the current alert's buttons with the text entered in its text fields, and
+  /// starts the button's action.
+  ///
+  /// ```swift
+  /// if let alert = host.current, let rename = alert.button(titled: "Rename") {
+  ///   try host.tap(rename, of: alert, texts: ["Groceries"])
+  /// }
+  /// ```
+  ///
+  /// Entered text that breaks a rule of ``AlertTextField`` — a control character, more than
+  /// 4,096 characters — is repaired and reported through ``issueReporter(for:)`` with the rule
+  /// and the fix.
+  ///
+  /// - Parameters:
+  ///   - button: The button, which must be one of the alert's.
+  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - texts: The text entered in each of the alert's text fields, in order.
+  /// - Throws: ``PresentationError`` when the alert is not current, the button not its own, or
+  ///   `texts` does not hold one text per field; then nothing changes.
+  public func tap(
+    _ button: AlertButton, of alert: AlertData, texts: [String]
+  ) throws(PresentationError) {
+    try answer(tap(of: button, in: alert, texts: texts), for: alert)
+  }
+
+  /// Taps one of the current alert's buttons with the text entered in its text fields, and
+  /// waits for the button's action to finish.
+  ///
+  /// - Parameters:
+  ///   - button: The button, which must be one of the alert's.
+  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - texts: The text entered in each of the alert's text fields, in order.
+  /// - Throws: ``PresentationError`` when the alert is not current, the button not its own, or
+  ///   `texts` does not hold one text per field; then nothing changes.
+  public func tapAndWait(
+    _ button: AlertButton, of alert: AlertData, texts: [String]
+  ) async throws(PresentationError) {
+    try await answerAndWait(tap(of: button, in: alert, texts: texts), for: alert)
+  }
+
   private func tap(
     of button: AlertButton, in alert: AlertData
   ) throws(PresentationError) -> AlertTap {
+    let index = try buttonIndex(of: button, in: alert)
+    return AlertTap(alert.buttons[index], at: index, textFields: alert.textFields)
+  }
+
+  private func tap(
+    of button: AlertButton, in alert: AlertData, texts: [String]
+  ) throws(PresentationError) -> AlertTap {
+    let index = try buttonIndex(of: button, in: alert)
+    guard
+      let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: issueReporter(for: alert))
+    else {
+      throw .invalidAnswer(
+        "\(texts.count) text fields (it has \(alert.textFields.count))", item: alert.id,
+        title: alert.title)
+    }
+    return tap
+  }
+
+  private func buttonIndex(
+    of button: AlertButton, in alert: AlertData
+  ) throws(PresentationError) -> Int {
     guard let index = alert.buttons.firstIndex(where: { $0.id == button.id }) else {
       throw .invalidAnswer("button \"\(button.title)\"", item: alert.id, title: alert.title)
     }
-    return AlertTap(alert.buttons[index], at: index)
+    return index
   }
 }
 

@@ -1,4 +1,7 @@
-/// A tap on one of an alert's buttons: the answer to an alert.
+import Milieu
+
+/// A tap on one of an alert's buttons, with what was entered in its text fields: the answer to
+/// an alert.
 ///
 /// An ``AlertOutcome`` carries it, `.answered(tap)`, when a button was tapped; a presenter
 /// answers a host with one, and ``PresentationHost/tap(_:of:)`` makes one from a button.
@@ -19,21 +22,52 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   public let title: String
   /// The tapped button's role.
   public let role: AlertButton.Role
+  /// The alert's text fields, in order, each with the text entered; empty for an alert without
+  /// text fields.
+  public let textFields: [AlertTextField]
 
-  /// Creates the tap of one of an alert's buttons.
+  /// Creates the tap of one of an alert's buttons, without text fields.
+  ///
+  /// For an alert with text fields, make the tap with ``AlertData/tapOfButton(at:texts:)``,
+  /// which carries what was entered; a tap made here carries nothing, and its outcome has no
+  /// text.
   ///
   /// - Parameters:
   ///   - button: The button.
   ///   - index: Its position among the alert's buttons.
   public init(_ button: AlertButton, at index: Int) {
+    self.init(button, at: index, textFields: [])
+  }
+
+  init(_ button: AlertButton, at index: Int, textFields: [AlertTextField]) {
     buttonID = button.id
     self.index = index
     title = button.title
     role = button.role
+    self.textFields = textFields
   }
 
-  /// `tapped Delete`.
-  public var description: String { "tapped \(title)" }
+  /// The text entered in the field with a label, if the alert has one.
+  ///
+  /// ```swift
+  /// let name = outcome.tappedButton?.text(of: "Name") ?? "Untitled"
+  /// ```
+  ///
+  /// - Parameter label: The field's label, compared exactly.
+  /// - Returns: The text, or `nil` when no field has that label.
+  public func text(of label: String) -> String? {
+    textFields.first { $0.label == label }?.text
+  }
+
+  /// `tapped Delete`; with text fields, `tapped Rename, Name: "Groceries"`, a secure field's
+  /// text never shown: `tapped Sign In, Email: "ada@example.com", Password: (hidden)`.
+  public var description: String {
+    guard !textFields.isEmpty else { return "tapped \(title)" }
+    let texts = textFields.map { field in
+      "\(field.label): " + (field.isSecure ? "(hidden)" : DiagnosticText.quoted(field.text))
+    }
+    return "tapped \(title), " + texts.joined(separator: ", ")
+  }
 }
 
 /// How an alert was resolved: a button tapped, dismissed, or dropped with a reason.

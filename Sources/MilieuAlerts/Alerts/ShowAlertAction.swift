@@ -167,6 +167,37 @@ public struct ShowAlertAction: Sendable {
       })
   }
 
+  /// Shows an ``AlertState`` with text fields; tapping a button sends the button's action with
+  /// the text entered in each field.
+  ///
+  /// ```swift
+  /// showAlert(state.renameAlert, send: { action, texts in store.send(action, name: texts[0]) })
+  /// ```
+  ///
+  /// The action is sent when the alert is answered: the tapped button's with what was entered,
+  /// or on a dismissal the cancel button's with the text each field started with. A button
+  /// without an action sends nothing, and neither does an alert that is dropped.
+  ///
+  /// - Parameters:
+  ///   - state: The alert's state.
+  ///   - send: Receives the action and the text of each of the state's text fields, in order.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  public func callAsFunction<Action: Sendable>(
+    _ state: AlertState<Action>, send: @escaping @Sendable (Action, _ texts: [String]) -> Void,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let (alert, completion) = engine.inNode {
+      state.alertData(
+        sendingTexts: send,
+        callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    engine(alert, completion: completion)
+  }
+
   // MARK: Awaiting
 
   /// Shows an alert and waits for its outcome.

@@ -17,6 +17,18 @@ import Milieu
 ///
 /// showAlert(alert, send: { store.send($0) })
 /// ```
+///
+/// An alert state can hold text fields. What is entered reaches a `send` that takes it beside
+/// the action:
+///
+/// ```swift
+/// let rename = AlertState<Action>(
+///   title: "Rename \"Roadmap\"",
+///   textFields: [AlertTextField("Name", text: "Roadmap")],
+///   buttons: [.default("Rename", send: .renameTapped), .cancel()])
+///
+/// showAlert(rename, send: { action, texts in store.send(action, name: texts[0]) })
+/// ```
 public struct AlertState<Action>: Identifiable {
   /// A button of an ``AlertState``: a title, a role, and the action it sends.
   public struct Button {
@@ -84,6 +96,9 @@ public struct AlertState<Action>: Identifiable {
   public var title: String
   /// The message under the title.
   public var message: String?
+  /// The text fields, each with the text it starts with; equality compares their labels, texts
+  /// and whether they are secure, not their identities.
+  public var textFields: [AlertTextField]
   /// The buttons; none means one "OK" cancel button when shown.
   public var buttons: [Button]
 
@@ -92,9 +107,15 @@ public struct AlertState<Action>: Identifiable {
   /// - Parameters:
   ///   - title: The title.
   ///   - message: The message under the title.
+  ///   - textFields: The text fields, in order.
   ///   - buttons: The buttons.
-  public init(title: String, message: String? = nil, buttons: [Button] = []) {
-    self.init(id: PresentationID(), title: title, message: message, buttons: buttons)
+  public init(
+    title: String, message: String? = nil, textFields: [AlertTextField] = [],
+    buttons: [Button] = []
+  ) {
+    self.init(
+      id: PresentationID(), title: title, message: message, textFields: textFields,
+      buttons: buttons)
   }
 
   /// Creates an alert with one button that dismisses it.
@@ -120,10 +141,14 @@ public struct AlertState<Action>: Identifiable {
     self.init(title: title, message: message, buttons: [primaryButton, secondaryButton])
   }
 
-  private init(id: PresentationID, title: String, message: String?, buttons: [Button]) {
+  private init(
+    id: PresentationID, title: String, message: String?, textFields: [AlertTextField],
+    buttons: [Button]
+  ) {
     self.id = id
     self.title = title
     self.message = message
+    self.textFields = textFields
     self.buttons = buttons
   }
 
@@ -138,7 +163,8 @@ public struct AlertState<Action>: Identifiable {
   /// - Returns: The alert.
   public func map<NewAction>(_ transform: (Action) -> NewAction) -> AlertState<NewAction> {
     AlertState<NewAction>(
-      id: id, title: title, message: message, buttons: buttons.map { $0.map(transform) })
+      id: id, title: title, message: message, textFields: textFields,
+      buttons: buttons.map { $0.map(transform) })
   }
 }
 
@@ -147,10 +173,13 @@ extension AlertState.Button: Sendable where Action: Sendable {}
 extension AlertState.Button: Equatable where Action: Equatable {}
 
 extension AlertState: Equatable where Action: Equatable {
-  /// Whether two alerts show the same text and buttons and send the same actions; the identity
-  /// is ignored.
+  /// Whether two alerts show the same text, text fields and buttons and send the same actions;
+  /// identities are ignored.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
+      && lhs.textFields.elementsEqual(rhs.textFields) {
+        $0.label == $1.label && $0.text == $1.text && $0.isSecure == $1.isSecure
+      }
   }
 }
 
@@ -158,7 +187,7 @@ extension AlertState where Action: Sendable {
   /// The alert as ``AlertData``, whose buttons send their actions.
   func alertData(send: @escaping @Sendable (Action) -> Void, callSite: CallSite) -> AlertData {
     AlertData(
-      title: title, message: message,
+      title: title, message: message, textFields: textFields,
       buttons: buttons.map { button in
         let action = button.action
         return AlertButton(
@@ -167,5 +196,38 @@ extension AlertState where Action: Sendable {
       },
       fileID: callSite.fileID, filePath: callSite.filePath, line: callSite.line,
       column: callSite.column)
+  }
+
+  /// The alert as ``AlertData`` whose buttons have no actions, and the completion that sends
+  /// the tapped button's action — or, for a dismissal, the cancel button's — with the text of
+  /// each field: what was entered, or for a dismissal what the fields started with.
+  func alertData(
+    sendingTexts send: @escaping @Sendable (Action, [String]) -> Void, callSite: CallSite
+  ) -> (AlertData, @Sendable (AlertOutcome) -> Void) {
+    let alertButtons = buttons.map { AlertButton($0.title, role: $0.role) }
+    // By identity: the alert's checks may rename, re-role or drop buttons, never re-identify.
+    let actions = Dictionary(
+      uniqueKeysWithValues: zip(alertButtons.map(\.id), buttons.map(\.action)))
+    let alert = AlertData(
+      title: title, message: message, textFields: textFields, buttons: alertButtons,
+      fileID: callSite.fileID, filePath: callSite.filePath, line: callSite.line,
+      column: callSite.column)
+    let cancel = alert.cancelButton?.id
+    let startingTexts = alert.textFields.map(\.text)
+    return (
+      alert,
+      { outcome in
+        switch outcome {
+        case .answered(let tap):
+          guard let action = actions[tap.buttonID] ?? nil else { return }
+          send(action, tap.textFields.isEmpty ? startingTexts : tap.textFields.map(\.text))
+        case .dismissed:
+          guard let cancel, let action = actions[cancel] ?? nil else { return }
+          send(action, startingTexts)
+        case .dropped:
+          return
+        }
+      }
+    )
   }
 }

@@ -55,6 +55,8 @@ public final class AlertRecorder: Sendable {
     var nextAnswer = 0
     /// How each finished answer ended, until its `tap` or `dismiss` reads it.
     var answerResults: [Int: PresentationError?] = [:]
+    /// The text typed into each text field of an alert, by `type`, until it is answered.
+    var typedTexts: [PresentationID: [String]] = [:]
     /// The calls of `tap` and `dismiss` waiting until no action they started is running.
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
     var isFinished = false
@@ -288,8 +290,61 @@ public final class AlertRecorder: Sendable {
       throw .noAlert(request: request, shownSoFar: shownTitles)
     }
     let button = try Self.button(titled: title, in: alert)
+    let texts = state.withLock { $0.typedTexts[alert.id] }
     try await answer(request) { [host] () async throws(PresentationError) in
-      try await host.tapAndWait(button, of: alert)
+      if let texts {
+        try await host.tapAndWait(button, of: alert, texts: texts)
+      } else {
+        try await host.tapAndWait(button, of: alert)
+      }
+    }
+  }
+
+  /// Types text into a text field of the current alert, in place of what it held; the next
+  /// ``tap(_:)`` answers the alert with it.
+  ///
+  /// ```swift
+  /// let alert = try await alerts.next()
+  /// #expect(alert.textFields.map(\.label) == ["Name"])
+  /// try alerts.type("Groceries", into: "Name")
+  /// try await alerts.tap("Rename")  // the tap carries Name: "Groceries"
+  /// ```
+  ///
+  /// A field that nothing was typed into keeps the text it starts with. The label is matched
+  /// exactly, or else ignoring letter case when that finds one field. Text a person could not
+  /// type into one field — a control character, more than 4,096 characters — fails the test
+  /// with the rule and the fix, and is typed repaired, as a host would repair it.
+  ///
+  /// - Parameters:
+  ///   - text: The text to type.
+  ///   - label: The field's label.
+  ///   - fileID: The call site; leave the default.
+  ///   - filePath: The call site; leave the default.
+  ///   - line: The call site; leave the default.
+  ///   - column: The call site; leave the default.
+  /// - Throws: ``AlertRecorderError`` when no alert is shown, it has no such field, or the
+  ///   label is ambiguous.
+  public func type(
+    _ text: String, into label: String,
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) throws(AlertRecorderError) {
+    let request = "type(\(DiagnosticText.quoted(text)), into: \(DiagnosticText.quoted(label)))"
+    guard let alert = current else {
+      throw .noAlert(request: request, shownSoFar: shownTitles)
+    }
+    let index = try Self.textField(labelled: label, in: alert)
+    let (typed, brokenRules) = AlertValidation.repairEntered(
+      text, label: alert.textFields[index].label)
+    for brokenRule in brokenRules {
+      TestRunnerReporter.fail(
+        "\(request): the text breaks \(brokenRule)",
+        at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    state.withLock { state in
+      var texts = state.typedTexts[alert.id] ?? alert.textFields.map(\.text)
+      texts[index] = typed
+      state.typedTexts[alert.id] = texts
     }
   }
 
@@ -472,11 +527,26 @@ public final class AlertRecorder: Sendable {
   /// Marks an alert resolved; an action that waited on it runs again.
   private func markResolved(_ identifier: PresentationID) {
     state.withLock { state in
+      state.typedTexts[identifier] = nil
       if let index = state.indices[identifier] {
         state.records[index].isResolved = true
       }
       let resumed = state.answers.filter { $0.value == identifier }.keys
       for answer in resumed { state.answers[answer] = .some(nil) }
+    }
+  }
+
+  private static func textField(
+    labelled label: String, in alert: AlertData
+  ) throws(AlertRecorderError) -> Int {
+    let labels = alert.textFields.map(\.label)
+    if let exact = labels.firstIndex(of: label) { return exact }
+    let matches = labels.indices.filter { labels[$0].lowercased() == label.lowercased() }
+    switch matches.count {
+    case 1: return matches[0]
+    case 0: throw .noSuchTextField(label, alert: alert.title, fields: labels)
+    default:
+      throw .ambiguousTextField(label, alert: alert.title, matches: matches.map { labels[$0] })
     }
   }
 

@@ -17,6 +17,10 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
   case noSuchButton(String, alert: String, buttons: [String])
   /// Several buttons match the title, which differs from each of them only in letter case.
   case ambiguousButton(String, alert: String, matches: [String])
+  /// The shown alert has no text field with that label.
+  case noSuchTextField(String, alert: String, fields: [String])
+  /// Several text fields match the label, which differs from each of them only in letter case.
+  case ambiguousTextField(String, alert: String, matches: [String])
   /// No alert arrived in time.
   case timedOut(after: Duration, shownSoFar: [String])
   /// No alert became current in time: the alert ``AlertRecorder/next(timeout:clock:)`` returned
@@ -41,6 +45,17 @@ public enum AlertRecorderError: Error, Sendable, Equatable, CustomStringConverti
         "tap(\(q(title))): the alert \(q(alert)) has several buttons that match \(q(title)) "
         + "when letter case is ignored: " + matches.map(q).joined(separator: ", ")
         + ". Use the exact title."
+    case .noSuchTextField(let label, let alert, let fields):
+      return
+        "type(into: \(q(label))): the alert \(q(alert)) has no text field \(q(label)); "
+        + (fields.isEmpty
+          ? "it has no text fields."
+          : "its text fields are " + fields.map(q).joined(separator: ", ") + ".")
+    case .ambiguousTextField(let label, let alert, let matches):
+      return
+        "type(into: \(q(label))): the alert \(q(alert)) has several text fields that match "
+        + "\(q(label)) when letter case is ignored: " + matches.map(q).joined(separator: ", ")
+        + ". Use the exact label."
     case .timedOut(let duration, let shown):
       return "next(timeout: \(duration)): no alert was shown in time. \(Self.history(shown))"
     case .waitingBehind(let current, let pending, let duration):

@@ -1,8 +1,9 @@
 import MilieuAlerts
 
 extension AlertData {
-  /// The alert as plain text — title, message, buttons with their roles — stable enough for
-  /// golden files: no identities, no colour, line breaks in text shown as `\n`.
+  /// The alert as plain text — title, message, text fields, buttons with their roles, and its
+  /// priority unless it is normal — stable enough for golden files: no identities, no colour,
+  /// line breaks in text shown as `\n`.
   ///
   /// ```swift
   /// #expect(alert.plainText == """
@@ -13,13 +14,36 @@ extension AlertData {
   ///     2. Cancel (cancel)
   ///   """)
   /// ```
+  ///
+  /// Text fields come before the buttons, with the text each starts with, a secure field's
+  /// included:
+  ///
+  /// ```text
+  /// title: Sign in
+  /// text fields:
+  ///   1. Email: "ada@example.com"
+  ///   2. Password (secure): ""
+  /// buttons:
+  ///   1. Sign In (default)
+  ///   2. Cancel (cancel)
+  /// priority: high
+  /// ```
   public var plainText: String {
     var lines = ["title: \(Self.escaped(title))"]
     if let message { lines.append("message: \(Self.escaped(message))") }
+    if !textFields.isEmpty {
+      lines.append("text fields:")
+      for (index, field) in textFields.enumerated() {
+        let secure = field.isSecure ? " (secure)" : ""
+        lines.append(
+          "  \(index + 1). \(Self.escaped(field.label))\(secure): \"\(Self.escaped(field.text))\"")
+      }
+    }
     lines.append("buttons:")
     for (index, button) in buttons.enumerated() {
       lines.append("  \(index + 1). \(Self.escaped(button.title)) (\(button.role))")
     }
+    if priority != .normal { lines.append("priority: \(priority)") }
     return lines.joined(separator: "\n")
   }
 

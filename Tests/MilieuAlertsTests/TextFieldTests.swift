@@ -1,0 +1,113 @@
+import Milieu
+import MilieuTestSupport
+import Testing
+
+@testable import MilieuAlerts
+
+@Suite struct TextFieldTests {
+  private func signIn() -> AlertData {
+    AlertData(
+      title: "Sign in to Sync",
+      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")],
+      buttons: [.default("Sign In"), .cancel()])
+  }
+
+  @Test func theOutcomeCarriesWhatWasEnteredWithTheTappedButton() async throws {
+    let host = AlertHost()
+    let alert = signIn()
+    let outcome = Task { await host.outcome(of: alert) }
+    await eventually("the alert is shown") { host.current != nil }
+    try host.tap(alert.buttons[0], of: alert, texts: ["grace@example.com", "hunter2"])
+
+    let tap = try #require(await outcome.value.tappedButton)
+    #expect(tap.title == "Sign In")
+    #expect(tap.text(of: "Email") == "grace@example.com")
+    #expect(tap.text(of: "Password") == "hunter2")
+    #expect(tap.text(of: "Name") == nil)
+    #expect(tap.textFields.map(\.id) == alert.textFields.map(\.id))
+    // A secure field's text never shows in a description, which logs and reports print.
+    #expect(
+      tap.description == "tapped Sign In, Email: \"grace@example.com\", Password: (hidden)")
+  }
+
+  @Test func aTapWithoutTextsKeepsWhatEachFieldStartsWith() async throws {
+    let host = AlertHost()
+    let alert = signIn()
+    let outcomes = Outcomes()
+    host.show(alert) { outcomes.append($0) }
+    try await host.tapAndWait(alert.buttons[0], of: alert)
+    #expect(outcomes.all.first?.tappedButton?.textFields.map(\.text) == ["ada@example.com", ""])
+    #expect(alert.tapOfButton(at: 1)?.textFields.map(\.text) == ["ada@example.com", ""])
+  }
+
+  @Test func aTapMadeWithoutTextFieldsIsAcceptedAndCarriesNone() throws {
+    let host = AlertHost()
+    let alert = signIn()
+    let outcomes = Outcomes()
+    host.show(alert) { outcomes.append($0) }
+    try host.answer(AlertTap(alert.buttons[1], at: 1), for: alert)
+    #expect(outcomes.all.first?.tappedButton?.textFields == [])
+    #expect(outcomes.all.first?.tappedButton?.text(of: "Email") == nil)
+  }
+
+  @Test func theWrongNumberOfTextsChangesNothing() throws {
+    let host = AlertHost()
+    let alert = signIn()
+    host.show(alert)
+    do {
+      try host.tap(alert.buttons[0], of: alert, texts: ["only one"])
+      Issue.record("a tap with one text for two fields was accepted")
+    } catch {
+      #expect(
+        error.description
+          == "\(alert.id) \"Sign in to Sync\" has no 1 text fields (it has 2); the answer "
+          + "changes nothing. Answer with one of the item's own buttons.")
+    }
+    #expect(alert.tapOfButton(at: 0, texts: ["a", "b", "c"]) == nil)
+    #expect(host.current?.id == alert.id)
+  }
+
+  @Test func aTapOfAnotherAlertsFieldsIsRefused() throws {
+    let host = AlertHost()
+    let alert = signIn()
+    let lookalike = signIn()
+    host.show(alert)
+    let tap = try #require(lookalike.tapOfButton(at: 0, texts: ["a", "b"]))
+    #expect(!alert.isValid(tap))
+    #expect(throws: PresentationError.self) { try host.answer(tap, for: alert) }
+    #expect(host.current?.id == alert.id)
+  }
+
+  @Test func anAlertStateDescribesItsTextFieldsAndSendsWhatWasEntered() async throws {
+    enum Action: Sendable, Equatable { case rename, keep }
+    let state = AlertState<Action>(
+      title: "Rename", textFields: [AlertTextField("Name", text: "Roadmap")],
+      buttons: [.default("Rename", send: .rename), .cancel("Keep", send: .keep)])
+    // Equal when the fields say the same, whatever their identities.
+    #expect(
+      state
+        == AlertState(
+          title: "Rename", textFields: [AlertTextField("Name", text: "Roadmap")],
+          buttons: [.default("Rename", send: .rename), .cancel("Keep", send: .keep)]))
+    #expect(
+      state
+        != AlertState(
+          title: "Rename", textFields: [.secure("Name", text: "Roadmap")],
+          buttons: [.default("Rename", send: .rename), .cancel("Keep", send: .keep)]))
+    #expect(state.map { $0 }.textFields.map(\.label) == ["Name"])
+
+    let node = EnvironmentNode("app")
+    let host = node.installAlertHost()
+    let sent = Lock<[String]>([])
+    let send: @Sendable (Action, [String]) -> Void = { action, texts in
+      sent.withLock { $0.append("\(action) \(texts)") }
+    }
+    node[\.showAlert](state, send: send)
+    let renamed = try #require(host.current)
+    try host.tap(renamed.buttons[0], of: renamed, texts: ["Roadmap 2027"])
+    node[\.showAlert](state, send: send)
+    let kept = try #require(host.current)
+    try host.dismiss(kept)
+    #expect(sent.withLock { $0 } == ["rename [\"Roadmap 2027\"]", "keep [\"Roadmap\"]"])
+  }
+}

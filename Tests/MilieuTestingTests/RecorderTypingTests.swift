@@ -1,0 +1,92 @@
+import Milieu
+import MilieuAlerts
+import MilieuTestSupport
+import Testing
+
+@testable import MilieuTesting
+
+@Suite struct RecorderTypingTests {
+  private func askToSignIn() async -> AlertOutcome {
+    await EnvironmentNode.current[\.showAlert].ask(
+      AlertData(
+        title: "Sign in to Sync",
+        textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")],
+        buttons: [.default("Sign In"), .cancel()]))
+  }
+
+  @Test func typedTextReachesTheOutcomeWithTheTap() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      let alert = try await alerts.next()
+      #expect(alert.textFields.map(\.label) == ["Email", "Password"])
+      try alerts.type("hunter2", into: "password")  // letter case is ignored when one matches
+      try alerts.type("first", into: "Email")
+      try alerts.type("grace@example.com", into: "Email")  // typing again replaces
+      try await alerts.tap("Sign In")
+      let tap = try #require(await outcome.value.tappedButton)
+      #expect(tap.text(of: "Email") == "grace@example.com")
+      #expect(tap.text(of: "Password") == "hunter2")
+    }
+  }
+
+  @Test func aFieldNothingWasTypedIntoKeepsItsText() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      try alerts.type("hunter2", into: "Password")
+      try await alerts.tap("Sign In")
+      #expect(await outcome.value.tappedButton?.text(of: "Email") == "ada@example.com")
+    }
+  }
+
+  @Test func typingWhatNoFieldTakesThrowsAndSaysWhy() async throws {
+    try await withAlertRecorder { alerts in
+      #expect(
+        throws: AlertRecorderError.noAlert(request: #"type("x", into: "Name")"#, shownSoFar: [])
+      ) {
+        try alerts.type("x", into: "Name")
+      }
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      do throws(AlertRecorderError) {
+        try alerts.type("Ada", into: "Name")
+        Issue.record("typing into a field the alert does not have was accepted")
+      } catch {
+        #expect(
+          error.description
+            == "type(into: \"Name\"): the alert \"Sign in to Sync\" has no text field \"Name\"; "
+            + "its text fields are \"Email\", \"Password\".")
+      }
+      try await alerts.dismiss()
+      #expect(await outcome.value == .dismissed)
+    }
+    #expect(
+      AlertRecorderError.noSuchTextField("Name", alert: "Saved", fields: []).description
+        == "type(into: \"Name\"): the alert \"Saved\" has no text field \"Name\"; it has no text "
+        + "fields.")
+    #expect(
+      AlertRecorderError.ambiguousTextField("name", alert: "A", matches: ["Name", "NAME"])
+        .description
+        == "type(into: \"name\"): the alert \"A\" has several text fields that match \"name\" when "
+        + "letter case is ignored: \"Name\", \"NAME\". Use the exact label.")
+  }
+
+  @Test func controlCharactersInTypedTextFailTheTestAndAreRepaired() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      withKnownIssue {
+        try? alerts.type("grace@example.com\n", into: "Email")
+      } matching: { issue in
+        let text = issue.comments.map(\.rawValue).joined()
+        return text.contains(
+          "type(\"grace@example.com \", into: \"Email\"): the text breaks the rule \"field text "
+            + "without control characters\": the text entered in the field \"Email\" holds 1 "
+            + "control character;")
+          && issue.sourceLocation?.fileID == #fileID
+      }
+      try await alerts.tap("Sign In")
+      #expect(await outcome.value.tappedButton?.text(of: "Email") == "grace@example.com ")
+    }
+  }
+}
