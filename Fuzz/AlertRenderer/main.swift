@@ -1,9 +1,13 @@
+import MilieuAlerts
+
 @testable import MilieuTerminal
 
 // Fuzzes the terminal renderer and the text it is built on with arbitrary UTF-8 text, any
-// widths, colour on or off and any focus: nothing crashes, the box is a rectangle as wide as
-// the rules say, no control character, C1 control or bidi control from the input reaches the
-// terminal, and typed answers name the buttons they should.
+// widths, colour on or off and any focus, and text fields edited with arbitrary keys: nothing
+// crashes, the box is a rectangle as wide as the rules say, no control character, C1 control or
+// bidi control from the input reaches the terminal, keys never put a control character into a
+// field nor more than a field holds, a secure field draws the same whatever was typed, and
+// typed answers name the buttons they should.
 
 private let roles: [TerminalButton.Role] = [.default, .cancel, .destructive]
 
@@ -17,20 +21,83 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   let buttons = (0..<input.number(below: 12)).map { _ in
     TerminalButton(input.text(maximumRepetitions: 32), role: roles[input.number(below: 3)])
   }
-  let alert = TerminalAlert(title: title, message: message, buttons: buttons)
+  var alert = TerminalAlert(title: title, message: message, buttons: buttons)
+  alert.textFields = (0..<input.number(below: 4)).map { _ in
+    TerminalTextField(
+      label: input.text(maximumRepetitions: 32), text: input.text(maximumRepetitions: 32),
+      isSecure: input.bool())
+  }
   let width = input.int16() % 400
   let maximumWidth = input.int16() % 400
   let color = input.bool()
   let focus: Int? = input.bool() ? input.number(below: 14) - 1 : nil
   let typed = input.text(maximumRepetitions: 32)
+  let height: Int? = input.bool() ? input.number(below: 40) : nil
+  let keys = KeyDecoder.decodeAll(input.bytes(input.number(below: 256)))
 
   checkSanitizer(title)
   checkSanitizer(typed)
   checkWrapping(TextSanitizer.sanitize(message ?? title, mode: .multiline), width: width)
-  checkBox(alert, width: width, maximumWidth: maximumWidth, color: color, focus: focus)
+  let renderer = AlertRenderer(maximumWidth: maximumWidth)
+  checkBox(
+    renderer.render(alert, width: width, color: color, focusedButton: focus), renderer: renderer,
+    width: width, color: color)
+  let edited = checkEditing(alert, keys: keys)
+  checkBox(
+    renderer.render(alert, width: width, color: color, focus: edited, maximumHeight: height),
+    renderer: renderer, width: width, color: color)
+  checkSecureFields(edited, color: color)
   checkPlain(alert, width: width)
   checkAnswers(alert, typed: typed)
   return 0
+}
+
+extension KeyDecoder {
+  /// The keys some bytes decode to, with a flush at the end.
+  static func decodeAll(_ bytes: [UInt8]) -> [Key] {
+    var decoder = KeyDecoder()
+    return decoder.decode(bytes) + decoder.flush()
+  }
+}
+
+/// Feeds the keys to the alert's focus: every field keeps its text whole — none gains a control
+/// character or grows past what a field holds — and every cursor stays within its text.
+private func checkEditing(_ alert: TerminalAlert, keys: [Key]) -> AlertFocus {
+  var focus = AlertFocus(alert: alert)
+  for key in keys {
+    switch focus.handle(key) {
+    case .tap(let index):
+      precondition(alert.buttons.indices.contains(index), "a key tapped button \(index)")
+    default: break
+    }
+    if let field = focus.focusedField {
+      precondition(focus.fields.indices.contains(field), "the focus is on field \(field)")
+    }
+  }
+  for (field, start) in zip(focus.fields, alert.textFields) {
+    precondition((0...field.count).contains(field.cursor), "a cursor left its text")
+    precondition(field.count == field.text.count, "a field miscounts its text")
+    let added = field.text.unicodeScalars.filter { !start.text.unicodeScalars.contains($0) }
+    precondition(
+      !added.contains(where: AlertTextField.isControlCharacter), "a key typed a control character")
+    precondition(
+      field.count <= max(TextFieldEditor.maximumLength, start.text.count),
+      "a field grew to \(field.count) characters")
+  }
+  return focus
+}
+
+/// A secure field draws the same whatever was typed into it.
+private func checkSecureFields(_ edited: AlertFocus, color: Bool) {
+  for (index, field) in edited.fields.enumerated() where field.isSecure {
+    let empty = TextFieldEditor(TerminalTextField(label: field.label, text: "", isSecure: true))
+    for focused in [false, true] {
+      precondition(
+        AlertRenderer.fieldContent(field, isFocused: focused, width: 12, color: color)
+          == AlertRenderer.fieldContent(empty, isFocused: focused, width: 12, color: color),
+        "secure field \(index) shows what was typed")
+    }
+  }
 }
 
 /// The sanitizer's output is inert, and sanitizing it again changes nothing.
@@ -61,11 +128,7 @@ private func checkWrapping(_ text: String, width: Int) {
 
 /// The box: every line as wide as the box, the box within its bounds, and nothing from the
 /// input that a terminal would act on.
-private func checkBox(
-  _ alert: TerminalAlert, width: Int, maximumWidth: Int, color: Bool, focus: Int?
-) {
-  let renderer = AlertRenderer(maximumWidth: maximumWidth)
-  let lines = renderer.render(alert, width: width, color: color, focusedButton: focus)
+private func checkBox(_ lines: [String], renderer: AlertRenderer, width: Int, color: Bool) {
   precondition(lines.count >= 3, "a box has no body")
   let limit = max(AlertRenderer.minimumWidth, min(width, renderer.maximumWidth))
   var boxWidth: Int?

@@ -193,7 +193,9 @@ private func checkRepairs(
     keptFields.contains(where: \.label.isEmpty) == rules.contains(.textFieldLabels),
     "empty label rule mismatch")
   precondition(
-    keptFields.contains { $0.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter) }
+    keptFields.contains {
+      $0.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter)
+    }
       == rules.contains(.plainFieldText), "field text rule mismatch")
   if buttons.isEmpty {
     precondition(
@@ -265,7 +267,9 @@ private func checkHost(_ alert: AlertData, answer: Int, entered: [String]) {
         issues.count == repairs.map(\.brokenRules.count).reduce(0, +),
         "\(issues.count) issues for entered text")
       precondition(
-        !issues.contains { $0.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising) },
+        !issues.contains {
+          $0.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising)
+        },
         "an issue about entered text quotes raw text")
       guard let tap = outcomes.withLock({ $0.first?.tappedButton }) else { fatalError("no tap") }
       precondition(tap.textFields.map(\.text) == repairs.map(\.text), "entered text not repaired")

@@ -2,7 +2,8 @@
 
 // Fuzzes the terminal input decoder with arbitrary bytes, split into reads at arbitrary points.
 // No byte sequence may crash it, the way a read splits the bytes must not change the keys, it
-// keeps no state after a flush, and Ctrl-C always gets through, whatever came before.
+// keeps no state after a flush, Ctrl-C always gets through, whatever came before, once a paste
+// is over, and inside a paste nothing is a key.
 
 /// libFuzzer's entry point: checks one input, and traps when an invariant fails.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -32,11 +33,24 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   pieceKeys += pieces.flush()
   precondition(pieceKeys == keys, "splitting the reads changed the keys")
 
-  // Ctrl-C after anything is an interrupt, and nothing pending swallows it.
+  // Ctrl-C after anything and the end of a paste is an interrupt, and nothing pending swallows
+  // it.
   var interrupted = KeyDecoder()
-  let afterInterrupt = interrupted.decode(bytes + [0x03])
+  let afterInterrupt = interrupted.decode(bytes + Array("\u{1B}[201~".utf8) + [0x03])
   precondition(afterInterrupt.last == .interrupt, "Ctrl-C was swallowed: \(afterInterrupt)")
   precondition(!interrupted.hasPendingInput, "Ctrl-C left input pending")
+
+  // Inside a paste, the same bytes are text and control characters, never keys.
+  var pasting = KeyDecoder()
+  let pasted = pasting.decode(Array("\u{1B}[200~".utf8) + bytes.filter { $0 != 0x1B })
+  for key in pasted {
+    switch key {
+    case .pasted(let scalar):
+      precondition(scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value), "\(key)")
+    case .pastedControl: break
+    default: preconditionFailure("a paste gave the key \(key)")
+    }
+  }
 
   // After a flush, a digit is a digit.
   precondition(whole.decode([UInt8(ascii: "7")]) == [.digit(7)], "a flush did not reset")

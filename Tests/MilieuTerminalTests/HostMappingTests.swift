@@ -20,6 +20,19 @@ struct HostMappingTests {
       ])
   }
 
+  @Test("Text fields keep their labels, texts, kinds and order")
+  func textFields() {
+    let alert = AlertData(
+      title: "Sign in",
+      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")])
+    #expect(
+      TerminalAlert(alert).textFields == [
+        TerminalTextField(label: "Email", text: "ada@example.com", isSecure: false),
+        TerminalTextField(label: "Password", text: "", isSecure: true),
+      ])
+    #expect(TerminalAlert(AlertData(title: "Saved")).textFields.isEmpty)
+  }
+
   @Test("An alert without buttons gets its OK button, and no message stays no message")
   func defaults() {
     let drawn = TerminalAlert(AlertData(title: "Saved"))

@@ -40,15 +40,39 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
       KeyCase("Esc Esc", [esc, esc], [.escape, .escape]),
       KeyCase("Ctrl-C", [0x03], [.interrupt]),
       KeyCase("Ctrl-D", [0x04], [.endOfInput]),
-      KeyCase("Delete key ESC [3~", Array("\u{1B}[3~".utf8), [.unknown]),
+      KeyCase("Delete ESC [3~", Array("\u{1B}[3~".utf8), [.delete]),
+      KeyCase("Ctrl-Delete ESC [3;5~", Array("\u{1B}[3;5~".utf8), [.delete]),
+      KeyCase("Home ESC [H", Array("\u{1B}[H".utf8), [.home]),
+      KeyCase("Home SS3 H", Array("\u{1B}OH".utf8), [.home]),
+      KeyCase("Home ESC [1~", Array("\u{1B}[1~".utf8), [.home]),
+      KeyCase("Home ESC [7~", Array("\u{1B}[7~".utf8), [.home]),
+      KeyCase("Ctrl-A", [0x01], [.home]),
+      KeyCase("End ESC [F", Array("\u{1B}[F".utf8), [.end]),
+      KeyCase("End SS3 F", Array("\u{1B}OF".utf8), [.end]),
+      KeyCase("End ESC [4~", Array("\u{1B}[4~".utf8), [.end]),
+      KeyCase("End ESC [8~", Array("\u{1B}[8~".utf8), [.end]),
+      KeyCase("Ctrl-E", [0x05], [.end]),
+      KeyCase("Page Up ESC [5~", Array("\u{1B}[5~".utf8), [.unknown]),
       KeyCase("F1 SS3 P", [esc, 0x4F, 0x50], [.unknown]),
       KeyCase("Alt-x", [esc, 0x78], [.other]),
-      KeyCase("letter", [0x61], [.other]),
-      KeyCase("zero", [0x30], [.other]),
-      KeyCase("é", Array("é".utf8), [.other]),
-      KeyCase("日", Array("日".utf8), [.other]),
-      KeyCase("👍", Array("👍".utf8), [.other]),
-      KeyCase("DEL", [0x7F], [.other]),
+      KeyCase("letter", [0x61], [.character("a")]),
+      KeyCase("space", [0x20], [.character(" ")]),
+      KeyCase("zero", [0x30], [.character("0")]),
+      KeyCase("é", Array("é".utf8), [.character("é")]),
+      KeyCase("日", Array("日".utf8), [.character("日")]),
+      KeyCase("👍", Array("👍".utf8), [.character("👍")]),
+      KeyCase("a C1 control, encoded", [0xC2, 0x85], [.other]),
+      KeyCase("an overlong encoding", [0xE0, 0x80, 0xAF], [.other]),
+      KeyCase("a surrogate", [0xED, 0xA0, 0x80], [.other]),
+      KeyCase("DEL", [0x7F], [.backspace]),
+      KeyCase("Ctrl-H", [0x08], [.backspace]),
+      KeyCase("Ctrl-B", [0x02], [.other]),
+      KeyCase(
+        "a bracketed paste", Array("\u{1B}[200~a1\r\n\t\u{1B}[31mé\u{3}\u{1B}[201~".utf8),
+        [
+          .pasted("a"), .pasted("1"), .pastedControl(" "), .pastedControl(" "),
+          .pastedControl(nil), .pasted("é"), .pastedControl(nil),
+        ]),
     ] + (1...9).map { KeyCase("digit \($0)", [UInt8(0x30 + $0)], [.digit($0)]) }
 }
 
@@ -82,7 +106,7 @@ struct KeyDecoderTests {
     // separate keys with a letter so that CR followed by LF stays two keys.
     let cases = KeyCase.all.filter { $0.bytes.last != KeyCase.esc }
     let stream = cases.flatMap { $0.bytes + [UInt8(ascii: "a")] }
-    let expected = cases.flatMap { $0.keys + [.other] }
+    let expected = cases.flatMap { $0.keys + [.character("a")] }
     #expect(Self.decodeAll([stream]) == expected)
     for split in 0...stream.count {
       let chunks = [Array(stream[..<split]), Array(stream[split...])]
@@ -111,7 +135,19 @@ struct KeyDecoderTests {
   @Test("A sequence with parameters never swallows the keys after it")
   func parametersDoNotSwallow() {
     #expect(Self.decodeAll([Array("\u{1B}[1;5C1\t".utf8)]) == [.right, .digit(1), .tab])
-    #expect(Self.decodeAll([Array("\u{1B}[200~2".utf8)]) == [.unknown, .digit(2)])
+    #expect(Self.decodeAll([Array("\u{1B}[99999999~2".utf8)]) == [.unknown, .digit(2)])
+  }
+
+  @Test("A paste is text until it ends, and a flush ends one whose end never came")
+  func pastes() {
+    #expect(Self.decodeAll([Array("\u{1B}[201~1".utf8)]) == [.digit(1)])
+    var decoder = KeyDecoder()
+    #expect(decoder.decode(Array("\u{1B}[200~1".utf8)) == [.pasted("1")])
+    #expect(decoder.decode([0x0D, 0x03]) == [.pastedControl(" "), .pastedControl(nil)])
+    #expect(decoder.flush() == [])
+    #expect(decoder == KeyDecoder())
+    #expect(decoder.decode([0x31, 0x03]) == [.digit(1), .interrupt])
+    #expect(Self.decodeAll([Array("\u{1B}[200~\u{1B}".utf8)]) == [.pastedControl(nil)])
   }
 
   @Test("A control byte inside a sequence ends it and is decoded itself")
@@ -121,7 +157,7 @@ struct KeyDecoderTests {
     #expect(Self.decodeAll([[0x1B, 0x5B, 0x1B, 0x5B, 0x43]]) == [.unknown, .right])
     #expect(Self.decodeAll([[0x1B, 0x4F, 0x09]]) == [.unknown, .tab])
     #expect(Self.decodeAll([[0x1B, 0x09]]) == [.escape, .tab])
-    #expect(Self.decodeAll([[0x1B, 0xC3, 0xA9]]) == [.escape, .other])
+    #expect(Self.decodeAll([[0x1B, 0xC3, 0xA9]]) == [.escape, .character("é")])
   }
 
   @Test("An overlong sequence is cut at the cap, reported once, and the rest discarded")
@@ -150,7 +186,7 @@ struct KeyDecoderTests {
     #expect(Self.decodeAll([[0xFF, 0xC0, 0x80, 0x31]]) == [.other, .other, .other, .digit(1)])
     #expect(Self.decodeAll([[0xE6, 0x97, 0x31]]) == [.other, .digit(1)])
     #expect(Self.decodeAll([[0xF0, 0x9F, 0x91]]) == [.other])
-    #expect(Self.decodeAll([[0xF0, 0x9F, 0x91, 0x8D, 0x8D]]) == [.other, .other])
+    #expect(Self.decodeAll([[0xF0, 0x9F, 0x91, 0x8D, 0x8D]]) == [.character("👍"), .other])
   }
 
   @Test("Random bytes never crash, decode the same in any chunks, and always make progress")

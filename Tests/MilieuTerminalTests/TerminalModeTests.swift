@@ -137,6 +137,22 @@ extension SerializedTerminalTests {
       #expect(output == "\u{1B}[0m\u{1B}[?25h\r\n")
     }
 
+    @Test("A signal while pastes are bracketed also asks the terminal to stop bracketing them")
+    func signalEndsBracketedPastes() async {
+      let result = await #expect(
+        processExitsWith: .signal(SIGTERM), observing: [\.standardOutputContent]
+      ) {
+        let terminal = try PseudoTerminal()
+        try TerminalMode.withRawMode(input: terminal.terminal, output: 1) {
+          RawModeState.isPasteBracketed.store(true, ordering: .releasing)
+          _ = kill(getpid(), SIGTERM)
+          while true { pause() }
+        }
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(output == "\u{1B}[?2004l\u{1B}[0m\u{1B}[?25h\r\n")
+    }
+
     @Test("SIGINT in raw mode restores the terminal, then ends the process by SIGINT")
     func sigintRestoresThenTerminates() async {
       let result = await #expect(

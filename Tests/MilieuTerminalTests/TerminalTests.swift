@@ -208,6 +208,48 @@ extension SerializedTerminalTests {
       #expect(output.contains("  2) Cancel (cancel)\r\nYour choice [1-2]: "))
     }
 
+    @Test("Asked in plain text on a terminal, a secure field's line is not echoed")
+    func secureLineIsNotEchoed() async {
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        setenv("TERM", "dumb", 1)
+        let terminal = try PseudoTerminal(columns: 80, rows: 24)
+        let presenter = Terminal(input: terminal.terminal, output: terminal.terminal)
+        let alert = Fixtures.withFields(
+          TerminalAlert(title: "Sign in", buttons: [TerminalButton("Sign In")]), ["Password"],
+          isSecure: true)
+        let answering = Task { try presenter.reply(to: alert, cancellation: nil) }
+        // Typed only once the prompt is up: a terminal echoes input as it arrives.
+        var output: [UInt8] = []
+        func readUntil(_ text: String) {
+          var chunk = [UInt8](repeating: 0, count: 65_536)
+          var waiting = pollfd(fd: terminal.controller, events: Int16(POLLIN), revents: 0)
+          while !String(decoding: output, as: UTF8.self).contains(text),
+            poll(&waiting, 1, 5_000) > 0
+          {
+            let count = chunk.withUnsafeMutableBytes {
+              read(terminal.controller, $0.baseAddress, $0.count)
+            }
+            guard count > 0 else { break }
+            output += chunk[..<count]
+          }
+        }
+        readUntil("Password (not shown): ")
+        _ = Array("hunter2\n".utf8).withUnsafeBytes {
+          write(terminal.controller, $0.baseAddress, $0.count)
+        }
+        readUntil("Your choice [1]: ")
+        _ = Array("1\n".utf8).withUnsafeBytes {
+          write(terminal.controller, $0.baseAddress, $0.count)
+        }
+        let reply = try await answering.value
+        _ = output.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        exit(reply.answer == .button(0) && reply.texts == ["hunter2"] ? 0 : 1)
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(output.contains("Password (not shown): \r\nYour choice [1]: "))
+      #expect(!output.contains("hunter2"))
+    }
+
     @Test("Only one line is consumed per alert, so answers can be queued")
     func queuedAnswers() throws {
       let (inputRead, inputWrite) = try makePipe()

@@ -81,7 +81,8 @@ package enum AlertValidation {
   static let maximumMessageScalars = 80_000
   static let maximumButtonCount = 64
   static let maximumTextFieldCount = 8
-  static let maximumFieldTextLength = 4_096
+  /// The most characters a text field's text holds; a terminal stops taking keys there.
+  package static let maximumFieldTextLength = 4_096
   static let maximumFieldTextScalars = 16_384
 
   struct Violation: Sendable, Equatable {

@@ -1,8 +1,8 @@
 /// A key the alert presenter reacts to, as decoded from raw terminal input by ``KeyDecoder``.
 ///
-/// Everything the presenter has no use for decodes as ``other`` (one printable character, one
-/// UTF-8 encoded scalar, an Alt-modified key or an unused control byte) or ``unknown`` (an escape
-/// sequence that names no key here, or one cut off or too long).
+/// Everything the presenter has no use for decodes as ``other`` (an Alt-modified key, an unused
+/// control byte, or invalid UTF-8) or ``unknown`` (an escape sequence that names no key here, or
+/// one cut off or too long).
 enum Key: Hashable, Sendable {
   /// ← (`ESC [ D` or `ESC O D`, with or without modifier parameters).
   case left
@@ -27,7 +27,23 @@ enum Key: Hashable, Sendable {
   case interrupt
   /// Ctrl-D (byte 0x04).
   case endOfInput
-  /// Any other single key: a printable character, a UTF-8 scalar, a control byte, Alt-key.
+  /// A character typed: a printable ASCII byte other than the digits 1 to 9, or one UTF-8
+  /// encoded scalar that is not a control character.
+  case character(Unicode.Scalar)
+  /// Backspace: DEL (0x7F) or Ctrl-H (0x08).
+  case backspace
+  /// Delete (`ESC [ 3 ~`, with or without modifier parameters).
+  case delete
+  /// Home: `ESC [ H`, `ESC O H`, `ESC [ 1 ~`, `ESC [ 7 ~`, or Ctrl-A (0x01).
+  case home
+  /// End: `ESC [ F`, `ESC O F`, `ESC [ 4 ~`, `ESC [ 8 ~`, or Ctrl-E (0x05).
+  case end
+  /// A character inside a bracketed paste (`ESC [ 200 ~` … `ESC [ 201 ~`): text, never a key.
+  case pasted(Unicode.Scalar)
+  /// A control character or key inside a bracketed paste: a line break or a tab carries the
+  /// space that takes its place in a text field; anything else carries nothing.
+  case pastedControl(Unicode.Scalar?)
+  /// Any other single key: an Alt-modified key, an unused control byte, invalid UTF-8.
   case other
   /// An escape sequence for a key not listed here, or a malformed, cut-off or overlong one.
   case unknown

@@ -11,12 +11,23 @@
 /// |---|---|
 /// | `ESC [` *parameters* `A`/`B`/`C`/`D`, `ESC O A`/`B`/`C`/`D` | ``Key/up``, ``Key/down``, ``Key/right``, ``Key/left`` |
 /// | `ESC [` *parameters* `Z` | ``Key/shiftTab`` |
+/// | `ESC [ H`, `ESC O H`, `ESC [ 1 ~`, `ESC [ 7 ~`, 0x01 | ``Key/home`` |
+/// | `ESC [ F`, `ESC O F`, `ESC [ 4 ~`, `ESC [ 8 ~`, 0x05 | ``Key/end`` |
+/// | `ESC [ 3 ~` | ``Key/delete`` |
+/// | 0x7F, 0x08 | ``Key/backspace`` |
 /// | 0x09 | ``Key/tab`` |
 /// | 0x0D, 0x0A, 0x0D 0x0A, `ESC O M` | ``Key/enter`` |
 /// | lone ESC (on ``flush()``), ESC ESC, ESC + control byte | ``Key/escape`` |
 /// | `1` … `9` | ``Key/digit(_:)`` |
+/// | other printable ASCII, a UTF-8 encoded scalar that is not a control character | ``Key/character(_:)`` |
 /// | 0x03 | ``Key/interrupt`` |
 /// | 0x04 | ``Key/endOfInput`` |
+///
+/// A bracketed paste — what a terminal sends between `ESC [ 200 ~` and `ESC [ 201 ~` once it is
+/// asked to, so that pasted text cannot pass for keys — decodes as ``Key/pasted(_:)`` for each
+/// character and ``Key/pastedControl(_:)`` for each key or control character inside it: a line
+/// break or a tab in pasted text never presses Enter or Tab. A ``flush()`` ends a paste whose
+/// end never came.
 ///
 /// Malformed input never crashes the decoder and never swallows what follows it:
 ///
@@ -31,6 +42,9 @@
 ///
 /// The decoder keeps at most a few integers of state, whatever the input.
 struct KeyDecoder: Sendable, Hashable {
+  /// The number a sequence's first parameter may reach; a larger one counts as this.
+  static let largestParameter = 10_000
+
   /// How many parameter and intermediate bytes an escape sequence may hold before it is
   /// reported as ``Key/unknown`` and the rest of it discarded.
   ///
@@ -40,13 +54,19 @@ struct KeyDecoder: Sendable, Hashable {
   private enum State: Sendable, Hashable {
     case ground
     case escape
-    case sequence(isSS3: Bool, length: Int)
+    /// An escape sequence so far: its length, and its first parameter while it is all digits
+    /// (`nil` once anything else came first).
+    case sequence(isSS3: Bool, length: Int, parameter: Int?, parameterEnded: Bool)
     case discardingSequence
-    case utf8(remaining: Int)
+    /// A UTF-8 encoded scalar so far: the bytes still to come, the bits so far, and the
+    /// smallest value its length may encode (anything less is an overlong encoding).
+    case utf8(remaining: Int, value: UInt32, minimum: UInt32)
   }
 
   private var state = State.ground
   private var skipsLineFeed = false
+  /// Whether the bytes are inside a bracketed paste.
+  private var isPasting = false
 
   /// Creates a decoder with nothing pending.
   init() {}
@@ -75,15 +95,32 @@ struct KeyDecoder: Sendable, Hashable {
   ///
   /// - Returns: At most one key.
   mutating func flush() -> [Key] {
-    defer {
-      state = .ground
-      skipsLineFeed = false
-    }
+    var keys: [Key] = []
     switch state {
-    case .ground, .discardingSequence: return []
-    case .escape: return [.escape]
-    case .sequence: return [.unknown]
-    case .utf8: return [.other]
+    case .ground, .discardingSequence: break
+    case .escape: emit(.escape, into: &keys)
+    case .sequence: emit(.unknown, into: &keys)
+    case .utf8: emit(.other, into: &keys)
+    }
+    state = .ground
+    skipsLineFeed = false
+    isPasting = false
+    return keys
+  }
+
+  /// Adds a decoded key, as text when it came inside a bracketed paste.
+  private mutating func emit(_ key: Key, into keys: inout [Key]) {
+    guard isPasting else {
+      keys.append(key)
+      return
+    }
+    switch key {
+    case .character(let scalar) where scalar.value == 0x2028 || scalar.value == 0x2029:
+      keys.append(.pastedControl(" "))
+    case .character(let scalar): keys.append(.pasted(scalar))
+    case .digit(let digit): keys.append(.pasted(Unicode.Scalar(UInt8(0x30 + digit))))
+    case .enter, .tab: keys.append(.pastedControl(" "))
+    default: keys.append(.pastedControl(nil))
     }
   }
 
@@ -98,34 +135,44 @@ struct KeyDecoder: Sendable, Hashable {
       case .escape:
         switch byte {
         case UInt8(ascii: "["):
-          state = .sequence(isSS3: false, length: 0)
+          state = .sequence(isSS3: false, length: 0, parameter: nil, parameterEnded: false)
         case UInt8(ascii: "O"):
-          state = .sequence(isSS3: true, length: 0)
+          state = .sequence(isSS3: true, length: 0, parameter: nil, parameterEnded: false)
         case 0x1B:
-          keys.append(.escape)
+          emit(.escape, into: &keys)
         case 0x20...0x7F:
-          keys.append(.other)
+          emit(.other, into: &keys)
           state = .ground
         default:
-          keys.append(.escape)
+          emit(.escape, into: &keys)
           state = .ground
           continue
         }
         return
-      case .sequence(let isSS3, let length):
+      case .sequence(let isSS3, let length, let parameter, let parameterEnded):
         switch byte {
         case 0x40...0x7E:
-          keys.append(isSS3 ? Self.ss3Key(final: byte) : Self.csiKey(final: byte))
           state = .ground
+          finishSequence(isSS3: isSS3, final: byte, parameter: parameter, into: &keys)
         case 0x20...0x3F:
           if length + 1 >= Self.maximumSequenceLength {
-            keys.append(.unknown)
+            emit(.unknown, into: &keys)
             state = .discardingSequence
           } else {
-            state = .sequence(isSS3: isSS3, length: length + 1)
+            var parameter = parameter
+            var parameterEnded = parameterEnded
+            if !parameterEnded, (0x30...0x39).contains(byte) {
+              let digit = Int(byte - 0x30)
+              parameter = min(Self.largestParameter, (parameter ?? 0) * 10 + digit)
+            } else {
+              parameterEnded = true
+            }
+            state = .sequence(
+              isSS3: isSS3, length: length + 1, parameter: parameter,
+              parameterEnded: parameterEnded)
           }
         default:
-          keys.append(.unknown)
+          emit(.unknown, into: &keys)
           state = .ground
           continue
         }
@@ -141,17 +188,22 @@ struct KeyDecoder: Sendable, Hashable {
           continue
         }
         return
-      case .utf8(let remaining):
+      case .utf8(let remaining, let value, let minimum):
         guard byte & 0xC0 == 0x80 else {
-          keys.append(.other)
+          emit(.other, into: &keys)
           state = .ground
           continue
         }
+        let value = value << 6 | UInt32(byte & 0x3F)
         if remaining == 1 {
-          keys.append(.other)
           state = .ground
+          if value >= minimum, let scalar = Unicode.Scalar(value), !(0x80...0x9F).contains(value) {
+            emit(.character(scalar), into: &keys)
+          } else {
+            emit(.other, into: &keys)
+          }
         } else {
-          state = .utf8(remaining: remaining - 1)
+          state = .utf8(remaining: remaining - 1, value: value, minimum: minimum)
         }
         return
       }
@@ -166,27 +218,62 @@ struct KeyDecoder: Sendable, Hashable {
     switch byte {
     case 0x1B: state = .escape
     case 0x0D:
-      keys.append(.enter)
+      emit(.enter, into: &keys)
       skipsLineFeed = true
-    case 0x0A: keys.append(.enter)
-    case 0x09: keys.append(.tab)
-    case 0x03: keys.append(.interrupt)
-    case 0x04: keys.append(.endOfInput)
-    case UInt8(ascii: "1")...UInt8(ascii: "9"): keys.append(.digit(Int(byte - UInt8(ascii: "0"))))
-    case 0xC2...0xDF: state = .utf8(remaining: 1)
-    case 0xE0...0xEF: state = .utf8(remaining: 2)
-    case 0xF0...0xF4: state = .utf8(remaining: 3)
-    default: keys.append(.other)
+    case 0x0A: emit(.enter, into: &keys)
+    case 0x09: emit(.tab, into: &keys)
+    case 0x03: emit(.interrupt, into: &keys)
+    case 0x04: emit(.endOfInput, into: &keys)
+    case 0x01: emit(.home, into: &keys)
+    case 0x05: emit(.end, into: &keys)
+    case 0x08, 0x7F: emit(.backspace, into: &keys)
+    case UInt8(ascii: "1")...UInt8(ascii: "9"):
+      emit(.digit(Int(byte - UInt8(ascii: "0"))), into: &keys)
+    case 0x20...0x7E: emit(.character(Unicode.Scalar(byte)), into: &keys)
+    case 0xC2...0xDF: state = .utf8(remaining: 1, value: UInt32(byte & 0x1F), minimum: 0x80)
+    case 0xE0...0xEF: state = .utf8(remaining: 2, value: UInt32(byte & 0x0F), minimum: 0x800)
+    case 0xF0...0xF4: state = .utf8(remaining: 3, value: UInt32(byte & 0x07), minimum: 0x10000)
+    default: emit(.other, into: &keys)
     }
   }
 
-  private static func csiKey(final: UInt8) -> Key {
+  /// Decodes a complete escape sequence; the bracketed paste markers change the mode and make
+  /// no key.
+  private mutating func finishSequence(
+    isSS3: Bool, final: UInt8, parameter: Int?, into keys: inout [Key]
+  ) {
+    if !isSS3, final == UInt8(ascii: "~") {
+      switch parameter {
+      case 200:
+        isPasting = true
+        return
+      case 201:
+        isPasting = false
+        return
+      default: break
+      }
+    }
+    emit(
+      isSS3 ? Self.ss3Key(final: final) : Self.csiKey(final: final, parameter: parameter),
+      into: &keys)
+  }
+
+  private static func csiKey(final: UInt8, parameter: Int?) -> Key {
     switch final {
     case UInt8(ascii: "A"): .up
     case UInt8(ascii: "B"): .down
     case UInt8(ascii: "C"): .right
     case UInt8(ascii: "D"): .left
     case UInt8(ascii: "Z"): .shiftTab
+    case UInt8(ascii: "H"): .home
+    case UInt8(ascii: "F"): .end
+    case UInt8(ascii: "~"):
+      switch parameter {
+      case 1, 7: .home
+      case 3: .delete
+      case 4, 8: .end
+      default: .unknown
+      }
     default: .unknown
     }
   }
@@ -197,6 +284,8 @@ struct KeyDecoder: Sendable, Hashable {
     case UInt8(ascii: "B"): .down
     case UInt8(ascii: "C"): .right
     case UInt8(ascii: "D"): .left
+    case UInt8(ascii: "H"): .home
+    case UInt8(ascii: "F"): .end
     case UInt8(ascii: "M"): .enter
     default: .unknown
     }

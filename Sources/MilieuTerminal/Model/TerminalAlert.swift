@@ -34,6 +34,9 @@ public struct TerminalAlert: Sendable, Hashable {
   /// nothing to choose: Enter, Esc and end of input dismiss it.
   public var buttons: [TerminalButton]
 
+  /// The text fields, in order: typed into in a box, read one line each in plain text.
+  var textFields: [TerminalTextField] = []
+
   /// Creates an alert.
   ///
   /// - Parameters:

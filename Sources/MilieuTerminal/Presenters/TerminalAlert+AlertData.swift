@@ -2,7 +2,11 @@ import MilieuAlerts
 
 extension TerminalAlert {
   /// Creates the terminal drawing of a host's `AlertData`: the same title,
-  /// message and buttons, in the same order.
+  /// message, text fields and buttons, in the same order.
+  ///
+  /// A box lets a person type into each text field, and plain text reads one line for each;
+  /// ``TerminalAlertPresenter`` answers the host with what was typed. ``Terminal/present(_:)``
+  /// asks the fields too, but returns only the button.
   ///
   /// Button indices match: the button at index `i` of ``buttons`` is `alert.buttons[i]`, so a
   /// ``TerminalAnswer/button(_:)`` answers the alert directly. Roles map one to one; a role this
@@ -22,6 +26,9 @@ extension TerminalAlert {
     self.init(
       title: alert.title, message: alert.message,
       buttons: alert.buttons.map { TerminalButton($0.title, role: TerminalButton.Role($0.role)) })
+    textFields = alert.textFields.map {
+      TerminalTextField(label: $0.label, text: $0.text, isSecure: $0.isSecure)
+    }
   }
 }
 

@@ -19,6 +19,7 @@ import MilieuAlerts
 /// | the user | the host receives |
 /// |---|---|
 /// | chooses a button (Enter, its digit, its number or title in plain mode) | `tap(button, of: alert)` |
+/// | fills in the alert's text fields, then chooses a button | the tap, with the text of each field |
 /// | presses Esc or Ctrl-D, or input ends | `tap` of the cancel button, or `dismiss(alert)` when there is none |
 /// | presses Ctrl-C | the terminal is restored and SIGINT raised (see ``Terminal/InterruptBehavior``); a program that survives it gets `dismiss(alert)` |
 ///

@@ -114,13 +114,13 @@ final class TerminalAlertQueue: Sendable {
       return
     }
     let started = DetachedThread.run { [self] in
-      let result: Result<TerminalAnswer, TerminalError>
+      let result: Result<Terminal.Reply, TerminalError>
       if cancellation.isSignalled {
-        result = .success(.cancelled)
+        result = .success((.cancelled, []))
       } else {
         result = Result { () throws(TerminalError) in
-          try request.terminal.present(
-            TerminalAlert(request.alert), cancellation: cancellation.readEnd)
+          try request.terminal.reply(
+            to: TerminalAlert(request.alert), cancellation: cancellation.readEnd)
         }
       }
       finish(request, with: result)
@@ -136,13 +136,19 @@ final class TerminalAlertQueue: Sendable {
     case dismiss
   }
 
-  private func finish(_ request: Request, with result: Result<TerminalAnswer, TerminalError>) {
+  private func finish(_ request: Request, with result: Result<Terminal.Reply, TerminalError>) {
     let alert = request.alert
     let reply: Reply?
-    switch result {
+    switch result.map(\.answer) {
     case .success(.button(let index)):
-      // The terminal drew the alert's own buttons, in order, so the index is the alert's.
-      reply = alert.tapOfButton(at: index).map { .tap($0) } ?? .dismiss
+      // The terminal drew the alert's own buttons and fields, in order, so the index and the
+      // texts are the alert's.
+      let texts = (try? result.get().texts) ?? []
+      let tap =
+        alert.textFields.isEmpty
+        ? alert.tapOfButton(at: index)
+        : alert.tap(ofButtonAt: index, texts: texts, reportingTo: request.issueReporter)
+      reply = tap.map { .tap($0) } ?? .dismiss
     case .success(.dismissed), .success(.interrupted):
       reply = .dismiss
     case .success(.cancelled):

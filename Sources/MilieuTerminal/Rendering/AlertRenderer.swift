@@ -28,6 +28,11 @@
 ///   come last, pushed to the right edge of their row.
 /// - A destructive button is red when colour is on. The focused button is in reverse video when
 ///   colour is on, and between brackets — `[ 1 Delete ]` — when it is off.
+/// - Text fields come between the message and the buttons, one line each: the label, then the
+///   field between brackets. A field shows the part of its text around the cursor, with `…`
+///   for what is cut off on either side. The focused field shows the cursor: the character
+///   under it in reverse video when colour is on, a `▏` before it when it is off. A secure field
+///   shows nothing of what is typed, not even how much: only the cursor, at its start.
 ///
 /// ```swift
 /// let renderer = AlertRenderer()
@@ -74,6 +79,15 @@ public struct AlertRenderer: Sendable {
     render(alert, width: width, color: color, focusedButton: focusedButton, maximumHeight: nil)
   }
 
+  /// Draws `alert` with a button focused and its text fields as they start.
+  func render(
+    _ alert: TerminalAlert, width: Int, color: Bool, focusedButton: Int?, maximumHeight: Int?
+  ) -> [String] {
+    render(
+      alert, width: width, color: color,
+      focus: AlertFocus(alert: alert, focusedButton: focusedButton), maximumHeight: maximumHeight)
+  }
+
   /// Draws `alert` as a box of at most `maximumHeight` lines, when that is 3 or more.
   ///
   /// A box taller than the terminal cannot be redrawn in place: the cursor cannot go up past the
@@ -81,16 +95,18 @@ public struct AlertRenderer: Sendable {
   /// tall, the title and message are cut, a line "…" standing for the rest, and the buttons are
   /// kept; when even the buttons do not fit, their last rows are kept.
   func render(
-    _ alert: TerminalAlert, width: Int, color: Bool, focusedButton: Int?, maximumHeight: Int?
+    _ alert: TerminalAlert, width: Int, color: Bool, focus: AlertFocus, maximumHeight: Int?
   ) -> [String] {
     let title = TextSanitizer.sanitize(alert.title, mode: .singleLine)
     let message = alert.message.map { TextSanitizer.sanitize($0, mode: .multiline) } ?? ""
-    let cells = buttonCells(for: alert, focusedButton: focusedButton)
+    let cells = buttonCells(for: alert, focusedButton: focus.focusedButton)
+    let labels = focus.fields.map { TextSanitizer.sanitize($0.label, mode: .singleLine) }
 
     let natural = max(
       DisplayWidth.columns(of: title),
       message.split(whereSeparator: \.isNewline).map { DisplayWidth.columns(of: $0) }.max() ?? 0,
-      singleRowWidth(of: cells)
+      singleRowWidth(of: cells),
+      Self.naturalFieldsWidth(focus.fields, labels: labels)
     )
     let limit = max(Self.minimumWidth, min(width, maximumWidth))
     let outer = min(limit, max(Self.minimumWidth, natural + 4))
@@ -107,6 +123,10 @@ public struct AlertRenderer: Sendable {
       }
     }
     var buttons: [String] = []
+    if !focus.fields.isEmpty {
+      buttons.append(String(repeating: " ", count: inner))
+      buttons += fieldLines(focus, labels: labels, inner: inner, color: color)
+    }
     if !cells.isEmpty {
       buttons.append(String(repeating: " ", count: inner))
       buttons += buttonRows(cells, inner: inner, color: color)
@@ -188,6 +208,137 @@ public struct AlertRenderer: Sendable {
     case 1: "Your choice [1]: "
     case let count: "Your choice [1-\(count)]: "
     }
+  }
+
+  // MARK: - Text fields
+
+  /// The narrowest a field is drawn when the box has room: wide enough to type a name into.
+  private static let naturalFieldWidth = 24
+  /// The cursor drawn in a field when colour is off.
+  static let monochromeCursor = "▏"
+
+  /// The width the fields ask of the box: the widest label, a space and brackets, and the
+  /// longest text with room for the cursor, or ``naturalFieldWidth``.
+  private static func naturalFieldsWidth(_ fields: [TextFieldEditor], labels: [String]) -> Int {
+    guard !fields.isEmpty else { return 0 }
+    let label = labels.map { DisplayWidth.columns(of: $0) }.max() ?? 0
+    let text =
+      fields.filter { !$0.isSecure }.map {
+        DisplayWidth.columns(of: TextSanitizer.sanitize($0.text, mode: .singleLine))
+      }.max() ?? 0
+    return label + 3 + max(naturalFieldWidth, text + 1)
+  }
+
+  /// One line per field — its label, then its text between brackets — then the notice, if
+  /// any, each exactly `inner` columns wide.
+  private func fieldLines(
+    _ focus: AlertFocus, labels: [String], inner: Int, color: Bool
+  ) -> [String] {
+    let widest = labels.map { DisplayWidth.columns(of: $0) }.max() ?? 0
+    let labelWidth = min(max(1, widest), max(1, (inner - 3) / 2))
+    let fieldWidth = inner - labelWidth - 3
+    var lines: [String] = []
+    for (index, field) in focus.fields.enumerated() {
+      let isFocused = index == focus.focusedField
+      let label = TextWrapper.pad(
+        TextWrapper.truncate(labels[index], width: labelWidth), toWidth: labelWidth)
+      let content = Self.fieldContent(
+        field, isFocused: isFocused, width: fieldWidth, color: color)
+      lines.append(
+        (isFocused ? ANSIStyle.bold.apply(to: label, color: color) : label) + " [" + content + "]")
+    }
+    if let notice = focus.notice {
+      for line in Self.boxLines(notice, width: inner) {
+        lines.append(TextWrapper.pad(line, toWidth: inner))
+      }
+    }
+    return lines
+  }
+
+  /// The inside of a field, exactly `width` columns: the part of its text around the cursor,
+  /// `…` for what is cut off on either side, and the cursor when the field is focused.
+  ///
+  /// Which part shows depends on the text, the cursor and the width alone: the text from its
+  /// start while the cursor fits, and otherwise the text up to the cursor, at the right edge.
+  static func fieldContent(
+    _ field: TextFieldEditor, isFocused: Bool, width: Int, color: Bool
+  ) -> String {
+    var cells: [(text: String, width: Int, isCursor: Bool)] = []
+    if !field.isSecure {
+      for character in field.text {
+        let shown = TextSanitizer.sanitize(String(character), mode: .singleLine)
+        cells.append((shown, DisplayWidth.columns(of: shown), false))
+      }
+    }
+    let cursor = field.isSecure ? 0 : field.cursor
+    if isFocused {
+      if !color || cursor == cells.count || cells[cursor].width == 0 {
+        cells.insert((color ? " " : monochromeCursor, 1, true), at: cursor)
+      } else {
+        cells[cursor].isCursor = true
+      }
+    }
+    let anchor = cells.firstIndex { $0.isCursor } ?? 0
+    let (start, end) = window(of: cells.map(\.width), keeping: anchor, width: width)
+
+    var plain = start > 0 ? "…" : ""
+    var styled = plain
+    for cell in cells[start..<end] {
+      plain += cell.text
+      styled += cell.isCursor ? ANSIStyle.reverse.apply(to: cell.text, color: color) : cell.text
+    }
+    if end < cells.count {
+      plain += "…"
+      styled += "…"
+    }
+    let used = DisplayWidth.columns(of: plain)
+    guard used <= width else {
+      // Not even the cursor's cell fits beside the ellipses: show that something is there.
+      return TextWrapper.pad("…", toWidth: max(0, width))
+    }
+    return styled + String(repeating: " ", count: width - used)
+  }
+
+  /// The cells `start..<end` to show of cells this wide within `width` columns, `anchor`
+  /// among them, with a column kept for `…` on each side that is cut off.
+  private static func window(of widths: [Int], keeping anchor: Int, width: Int) -> (Int, Int) {
+    if widths.reduce(0, +) <= width { return (0, widths.count) }
+    // From the start, keeping a column for the `…` on the right.
+    var end = 0
+    var used = 0
+    while end < widths.count, used + widths[end] <= width - 1 {
+      used += widths[end]
+      end += 1
+    }
+    if anchor < end { return (0, end) }
+    // Up to the anchor, at the right edge, with a column for each `…`.
+    end = min(widths.count, anchor + 1)
+    let room = width - 1 - (end < widths.count ? 1 : 0)
+    var start = end - 1
+    used = widths[start]
+    while start > 0, used + widths[start - 1] <= room {
+      start -= 1
+      used += widths[start]
+    }
+    return (start, end)
+  }
+
+  /// The prompt written, without a line break, before reading a text field's line in plain
+  /// mode: `Name: `; `Name [Roadmap]: ` for a field that starts with text, which an empty line
+  /// keeps; `Password (not shown): ` for a secure field.
+  ///
+  /// - Parameters:
+  ///   - field: The field to read.
+  ///   - width: The terminal's width; the text shown between brackets is cut to fit.
+  /// - Returns: The prompt.
+  func plainPrompt(for field: TerminalTextField, width: Int) -> String {
+    let label = TextSanitizer.sanitize(field.label, mode: .singleLine)
+    if field.isSecure { return label + " (not shown): " }
+    guard !field.text.isEmpty else { return label + ": " }
+    let room = max(Self.minimumWidth, width) / 2
+    let text = TextWrapper.truncate(
+      TextSanitizer.sanitize(field.text, mode: .singleLine), width: room)
+    return label + " [" + text + "]: "
   }
 
   // MARK: - Buttons

@@ -25,6 +25,9 @@ enum RawModeState {
   static let resetSequence: StaticString = "\u{1B}[0m\u{1B}[?25h"
   /// The reset written when a signal ends the process: also moves to a fresh line.
   static let signalResetSequence: StaticString = "\u{1B}[0m\u{1B}[?25h\r\n"
+  /// Written before either reset while pastes are bracketed (``isPasteBracketed``): the
+  /// terminal stops bracketing them.
+  static let pasteResetSequence: StaticString = "\u{1B}[?2004l"
 
   /// The signals that restore the terminal before they take effect: the ones that ask the
   /// program to stop, which it may survive, then the fatal ones a fault or a runtime trap raises
@@ -59,6 +62,9 @@ enum RawModeState {
   static let installedSignals = Atomic<UInt64>(0)
   /// The last signal that restored the terminal, or 0.
   static let caughtSignal = Atomic<Int32>(0)
+  /// Whether the terminal was asked to bracket pastes (an alert with text fields is up), so
+  /// that restoring it asks it to stop.
+  static let isPasteBracketed = Atomic<Bool>(false)
   /// How many nested raw-mode scopes are open.
   static let depth = Lock<Int>(0)
   static let exitHandlerRegistered = Atomic<Bool>(false)
@@ -68,8 +74,13 @@ enum RawModeState {
   /// - Parameters:
   ///   - input: The terminal to configure.
   ///   - output: Where to write the reset sequence when restoring, or -1 for nowhere.
+  ///   - mode: The attributes to switch to, from the saved ones: raw mode unless given (a
+  ///     secure line read in plain text only turns echo off).
   /// - Throws: ``TerminalError`` if `input`'s attributes cannot be read or set.
-  static func enter(input: Int32, output: Int32) throws(TerminalError) {
+  static func enter(
+    input: Int32, output: Int32,
+    mode: (termios) -> termios = TerminalMode.rawAttributes(from:)
+  ) throws(TerminalError) {
     try depth.withLock { (depth: inout Int) throws(TerminalError) in
       if depth > 0 {
         depth += 1
@@ -83,12 +94,15 @@ enum RawModeState {
       caughtSignal.store(0, ordering: .relaxed)
       registerExitHandlerOnce()
       // Touch every lazily initialised global before a handler can need it.
-      _ = resetSequence.utf8CodeUnitCount + signalResetSequence.utf8CodeUnitCount
+      _ =
+        resetSequence.utf8CodeUnitCount + signalResetSequence.utf8CodeUnitCount
+        + pasteResetSequence.utf8CodeUnitCount
+      _ = isPasteBracketed.load(ordering: .relaxed)
       _ = previousActions
       isArmed.store(true, ordering: .releasing)
       installHandlers()
 
-      var raw = TerminalMode.rawAttributes(from: original)
+      var raw = mode(original)
       guard tcsetattr(input, TCSANOW, &raw) == 0 else {
         let error = TerminalError.fromErrno("tcsetattr")
         uninstallHandlers()
@@ -120,6 +134,11 @@ enum RawModeState {
     _ = tcsetattr(inputDescriptor.load(ordering: .relaxed), TCSANOW, &attributes)
     let output = outputDescriptor.load(ordering: .relaxed)
     guard output >= 0 else { return }
+    if isPasteBracketed.exchange(false, ordering: .acquiringAndReleasing) {
+      pasteResetSequence.withUTF8Buffer { bytes in
+        _ = write(output, bytes.baseAddress, bytes.count)
+      }
+    }
     reset.withUTF8Buffer { bytes in
       _ = write(output, bytes.baseAddress, bytes.count)
     }

@@ -11,7 +11,8 @@
 /// into ``Key/interrupt``. Output processing is left on, so `\n` still starts a new line.
 ///
 /// The saved attributes are put back, and the reset sequence `ESC [ 0 m ESC [ ? 25 h` (attributes
-/// off, cursor shown) is written to the output:
+/// off, cursor shown) is written to the output, after `ESC [ ? 2004 l` (pastes no longer
+/// bracketed) while an alert with text fields is up:
 ///
 /// - when the scope returns, and when it throws;
 /// - when SIGINT, SIGTERM or SIGHUP arrives — the handler restores the terminal, puts back the

@@ -11,11 +11,17 @@ extension Terminal {
   static let readSize = 256
   static let hideCursor = "\u{1B}[?25l"
   static let showCursor = "\u{1B}[?25h"
+  /// Asks the terminal to bracket what is pasted, so that a line break in pasted text is not
+  /// Enter; and to stop.
+  static let bracketedPasteOn = "\u{1B}[?2004h"
+  static let bracketedPasteOff = "\u{1B}[?2004l"
 
   /// Draws `alert` as a box in raw mode and reads keys until the user decides.
+  ///
+  /// - Returns: The answer, and the text of each of the alert's fields as typed.
   func presentInteractively(
     _ alert: TerminalAlert, cancellation: Int32?
-  ) throws(TerminalError) -> TerminalAnswer {
+  ) throws(TerminalError) -> Reply {
     try RawModeState.enter(input: input, output: output)
     var inRawMode = true
     defer { if inRawMode { RawModeState.leave() } }
@@ -28,38 +34,43 @@ extension Terminal {
     var decoder = KeyDecoder()
     var columns = TerminalSize.currentColumns(of: [output, input])
     var isFrameEnded = false
+    // Pastes are bracketed only while the alert has fields to paste into.
+    let pastes = !alert.textFields.isEmpty
+    let restore = Self.showCursor + (pastes ? Self.bracketedPasteOff : "")
     // Whatever happens, the screen must not think a frame is still up.
-    defer { if !isFrameEnded { try? screen.endFrame(erasing: false, trailer: Self.showCursor) } }
+    defer { if !isFrameEnded { try? screen.endFrame(erasing: false, trailer: restore) } }
 
     func draw() throws(TerminalError) {
       // Never taller than the screen, or each redraw would leave a copy in the scrollback.
       let rows = TerminalSize.measure(output)?.rows ?? TerminalSize.measure(input)?.rows
       let lines = renderer.render(
-        alert, width: columns, color: color, focusedButton: focus.focusedButton,
-        maximumHeight: rows)
+        alert, width: columns, color: color, focus: focus, maximumHeight: rows)
       try screen.drawFrame(lines, columns: columns)
     }
 
     // The choice is made: failing to show it (the terminal hung up) must not turn it into an
     // error. A cancelled alert was taken away, so its box is erased instead.
-    func finish(_ choice: TerminalAnswer) -> TerminalAnswer {
+    func finish(_ choice: TerminalAnswer) -> Reply {
       isFrameEnded = true
       if choice == .cancelled {
-        try? screen.endFrame(erasing: true, trailer: Self.showCursor)
+        try? screen.endFrame(erasing: true, trailer: restore)
       } else {
         try? draw()
-        try? screen.endFrame(erasing: false, trailer: "\r\n" + Self.showCursor)
+        try? screen.endFrame(erasing: false, trailer: "\r\n" + restore)
       }
-      return choice
+      return (choice, focus.texts)
     }
 
-    try screen.write(Self.hideCursor)
+    if pastes { RawModeState.isPasteBracketed.store(true, ordering: .releasing) }
+    defer { if pastes { RawModeState.isPasteBracketed.store(false, ordering: .releasing) } }
+    try screen.write(Self.hideCursor + (pastes ? Self.bracketedPasteOn : ""))
     try draw()
     while true {
       if RawModeState.caughtSignal.load(ordering: .relaxed) != 0 {
         isFrameEnded = true
-        try? screen.endFrame(erasing: false, trailer: "\r\n")
-        return .interrupted
+        try? screen.endFrame(
+          erasing: false, trailer: "\r\n" + (pastes ? Self.bracketedPasteOff : ""))
+        return (.interrupted, focus.texts)
       }
       if TerminalResizeMonitor.consumeResize() {
         columns = TerminalSize.currentColumns(of: [output, input])
@@ -84,12 +95,14 @@ extension Terminal {
         }
       }
 
+      // Drawn once for all the keys of one read: a paste is hundreds of them.
+      var needsDrawing = false
       for key in keys {
         switch focus.handle(key) {
         case .none:
           break
-        case .moveFocus:
-          try draw()
+        case .moveFocus, .redraw:
+          needsDrawing = true
         case .tap(let index):
           return finish(.button(index))
         case .dismiss:
@@ -105,6 +118,7 @@ extension Terminal {
           return choice
         }
       }
+      if needsDrawing { try draw() }
     }
   }
 }

@@ -6,7 +6,9 @@
 ///   `dumb`): the alert is drawn as
 ///   a box (see ``AlertRenderer``) with the terminal in raw mode. ←/→,
 ///   Tab/Shift-Tab and ↑/↓ move the focus, Enter chooses the focused button, a digit chooses
-///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. The
+///   that button, Esc and Ctrl-D choose the cancel button (or dismiss), Ctrl-C interrupts. Text
+///   fields, in an alert made from `AlertData`, are typed into first (see
+///   <doc:PresentingAlertsInATerminal>). The
 ///   box is redrawn at the new width when the window is resized, and is never taller than the
 ///   window: a long message is cut, a line "…" standing for the rest. The terminal is restored on
 ///   every path, signals included.
@@ -122,6 +124,17 @@ public struct Terminal: Sendable {
   func present(
     _ alert: TerminalAlert, cancellation: Int32?
   ) throws(TerminalError) -> TerminalAnswer {
+    try reply(to: alert, cancellation: cancellation).answer
+  }
+
+  /// An answer to an alert, and the text of each of its fields as the user left it.
+  typealias Reply = (answer: TerminalAnswer, texts: [String])
+
+  /// Shows `alert`, lets the user fill in its text fields, and waits for the user's choice, or
+  /// for `cancellation` to become readable.
+  func reply(
+    to alert: TerminalAlert, cancellation: Int32?
+  ) throws(TerminalError) -> Reply {
     isInteractive
       ? try presentInteractively(alert, cancellation: cancellation)
       : try presentPlainly(alert, cancellation: cancellation)

@@ -21,4 +21,28 @@ enum Fixtures {
       TerminalButton("Discard", role: .destructive),
     ]
   )
+
+  /// An alert with a text field and a secure one, as a box draws it.
+  static let signIn: TerminalAlert = {
+    var alert = TerminalAlert(
+      title: "Sign in to Sync",
+      message: "Your notes sync once you sign in.",
+      buttons: [TerminalButton("Sign In"), TerminalButton("Cancel", role: .cancel)])
+    alert.textFields = [
+      TerminalTextField(label: "Email", text: "ada@example.com", isSecure: false),
+      TerminalTextField(label: "Password", text: "", isSecure: true),
+    ]
+    return alert
+  }()
+
+  /// `alert` with text fields labelled as given, each starting with `text`.
+  static func withFields(
+    _ alert: TerminalAlert, _ labels: [String], text: String = "", isSecure: Bool = false
+  ) -> TerminalAlert {
+    var alert = alert
+    alert.textFields = labels.map {
+      TerminalTextField(label: $0, text: text, isSecure: isSecure)
+    }
+    return alert
+  }
 }
