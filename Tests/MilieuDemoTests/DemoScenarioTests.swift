@@ -53,18 +53,18 @@ struct DemoScenarioTests {
     #expect(run.outcomeLines == ["Delete 3 notes?: tapped Delete"])
   }
 
-  @Test("burst: three alerts from three services queue and are answered in order")
+  @Test("burst: three alerts queue; the conflict, of high priority, goes ahead of the warning")
   func burst() throws {
-    let run = try Demo.run(["--scenario", "burst"], input: "1\n1\n2\n")
+    let run = try Demo.run(["--scenario", "burst"], input: "1\n2\n1\n")
     #expect(run.status == 0, "\(run)")
     #expect(
       run.outcomeLines == [
         "Back up your library?: tapped Back Up Now",
-        "Folder \"Work\" is almost full: tapped OK",
         "\"Roadmap\" changed on another device: tapped Use Theirs",
+        "Folder \"Work\" is almost full: tapped OK",
       ])
     // Each alert is drawn only after the previous one's outcome line.
-    let titles = ["Back up your library?", "Folder \"Work\" is almost full"]
+    let titles = ["Back up your library?", "\"Roadmap\" changed on another device"]
     for (title, outcome) in zip(titles, run.outcomeLines) {
       let drawn = try #require(run.lines.firstIndex(of: title))
       let reported = try #require(run.lines.firstIndex(of: outcome))
@@ -79,8 +79,8 @@ struct DemoScenarioTests {
     #expect(
       run.outcomeLines == [
         "Back up your library?: tapped Later",
-        "Folder \"Work\" is almost full: tapped OK",
         "\"Roadmap\" changed on another device: dismissed",
+        "Folder \"Work\" is almost full: tapped OK",
       ])
   }
 
@@ -103,7 +103,7 @@ struct DemoScenarioTests {
 
   @Test("sheet: the sheet's alert goes to the sheet's host, the library's to the app's")
   func sheet() throws {
-    let run = try Demo.run(["--scenario", "sheet"], input: "Share\n")
+    let run = try Demo.run(["--scenario", "sheet"], input: "\nShare\n")
     #expect(run.status == 0, "\(run)")
     #expect(
       run.lines.contains {
@@ -116,9 +116,22 @@ struct DemoScenarioTests {
       })
     #expect(
       run.outcomeLines == [
-        "Share \"Roadmap\" with sam@example.com?: tapped Share",
+        "Share \"Roadmap\"?: tapped Share, Email: \"sam@example.com\"",
         "Sharing is on for \"Roadmap\": tapped OK",
       ])
+  }
+
+  @Test("sheet: the recipient is typed into a text field, one line before the button")
+  func sheetWithAnotherRecipient() throws {
+    let run = try Demo.run(["--scenario", "sheet"], input: "ada@example.com\n1\n")
+    #expect(run.status == 0, "\(run)")
+    #expect(run.lines.contains("Email [sam@example.com]: ada@example.com"))
+    #expect(
+      run.outcomeLines == [
+        "Share \"Roadmap\"?: tapped Share, Email: \"ada@example.com\"",
+        "Sharing is on for \"Roadmap\": tapped OK",
+      ])
+    #expect(run.lines.contains("ada@example.com can read and edit it."))
   }
 
   @Test("toast: three toasts are shown one after the other, and each expires")

@@ -25,9 +25,11 @@ enum HelpText {
       ANSWERING ALERTS
         In a terminal, each alert is a box: ←/→, Tab/Shift-Tab or ↑/↓ move the focus, Enter
         or a button's digit chooses, Esc or Ctrl-D chooses the cancel button (or dismisses an
-        alert without one), Ctrl-C quits. The terminal is always restored.
+        alert without one), Ctrl-C quits. The terminal is always restored. In a text field,
+        type; Tab moves on, Enter in the last field chooses the first default button.
         From a pipe or a file, each alert is printed as numbered text and one line is read
-        per alert: a button's number or title. End of input counts as cancel.
+        per text field (an empty line keeps its text), then one per alert: a button's number
+        or title. End of input counts as cancel.
 
       Every resolved alert is reported on one line, "<title>: <outcome>":
         Delete 3 notes?: tapped Delete

@@ -14,11 +14,13 @@ enum Scenario: String, CaseIterable, Sendable {
     case .retry:
       "the note service fails to sync; Retry tries again asynchronously, 3 attempts at most"
     case .burst:
-      "three services each show an alert at once; they queue and come one at a time"
+      "three services each show an alert at once; they queue, the sync conflict, of high "
+        + "priority, first"
     case .toast:
       "three services each show a toast; they queue and expire on the toast host's clock"
     case .sheet:
-      "a share sheet installs its own alert host; its alert goes there, not to the app's"
+      "a share sheet installs its own alert host and asks who to share with in a text field; "
+        + "its alert goes there, not to the app's"
     }
   }
 }

@@ -50,13 +50,13 @@ struct LibraryService {
   /// alert afterwards to the app's host.
   func shareRoadmap() async {
     let sheet = makeShareSheet(for: "Roadmap")
-    let shared = await sheet.service.confirmSharing()
+    let recipient = await sheet.service.confirmSharing()
     console.writeLine("Library: showAlert reaches \($showAlert.node.alertHostProvenance).")
     let alert =
-      shared
-      ? AlertData(
-        title: "Sharing is on for \"Roadmap\"", message: "sam@example.com can read and edit it.")
-      : AlertData(title: "\"Roadmap\" is not shared")
+      recipient.map {
+        AlertData(
+          title: "Sharing is on for \"Roadmap\"", message: "\($0) can read and edit it.")
+      } ?? AlertData(title: "\"Roadmap\" is not shared")
     _ = await showAlert.askReporting(alert, to: console)
   }
 }

@@ -52,13 +52,16 @@ actor NoteService {
     return true
   }
 
-  /// Asks which version of the note to keep; part of the `burst` scenario. The alert has no
+  /// Asks which version of the note to keep; part of the `burst` scenario. A conflict cannot
+  /// wait: its high priority puts it ahead of the alerts already waiting. The alert has no
   /// cancel button, so end of input dismisses it.
   func askAboutConflict(completion: @escaping @Sendable (AlertOutcome) -> Void) {
     let alert = AlertData(
       title: "\"\(title)\" changed on another device",
-      message: "Keep this device's version, or use the other one?",
-      buttons: [.default("Keep Mine"), .default("Use Theirs")])
+      message:
+        "Keep this device's version, or use the other one? Shown last, with a high priority: "
+        + "it goes ahead of the alerts that were waiting.",
+      buttons: [.default("Keep Mine"), .default("Use Theirs")], priority: .high)
     showAlert.showReporting(alert, to: console, completion: completion)
   }
 

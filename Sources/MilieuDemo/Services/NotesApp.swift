@@ -65,7 +65,8 @@ struct NotesApp {
   }
 
   /// Three services, at three depths, each show an alert at once. The host presents the
-  /// first and queues the others; each outcome line is written as its alert resolves.
+  /// first and queues the others, the conflict of high priority ahead of the warning; each
+  /// outcome line is written as its alert resolves.
   private func runBurst() async {
     let (outcomes, collector) = AsyncStream.makeStream(of: AlertOutcome.self)
     let yield: @Sendable (AlertOutcome) -> Void = { collector.yield($0) }

@@ -19,15 +19,20 @@ final class ShareSheetService {
     self.recipient = recipient
   }
 
-  /// Asks whether to share, through the nearest alert host: the sheet's.
+  /// Asks whether to share, and with whom, through the nearest alert host: the sheet's. The
+  /// recipient is a text field, which starts with the suggested one.
   ///
-  /// - Returns: Whether the user chose to share.
-  func confirmSharing() async -> Bool {
+  /// - Returns: Who to share with, or `nil` when the user chose not to share.
+  func confirmSharing() async -> String? {
     console.writeLine("Share sheet: showAlert reaches \($showAlert.node.alertHostProvenance).")
     let alert = AlertData(
-      title: "Share \"\(noteTitle)\" with \(recipient)?",
+      title: "Share \"\(noteTitle)\"?",
       message: "They will be able to read and edit it.",
+      textFields: [AlertTextField("Email", text: recipient)],
       buttons: [.default("Share"), .cancel()])
-    return await showAlert.askReporting(alert, to: console).tappedButton?.title == "Share"
+    guard let tap = await showAlert.askReporting(alert, to: console).tappedButton,
+      tap.title == "Share"
+    else { return nil }
+    return tap.text(of: "Email")
   }
 }
