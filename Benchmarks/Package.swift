@@ -41,7 +41,11 @@ let package = Package(
     // Cases counted in instructions under callgrind by `instructions.sh`.
     .executableTarget(
       name: "InstructionCounts",
-      dependencies: [.product(name: "Milieu", package: "Milieu")]
+      dependencies: [
+        .product(name: "Milieu", package: "Milieu"),
+        .product(name: "MilieuAlerts", package: "Milieu"),
+        .product(name: "MilieuTesting", package: "Milieu"),
+      ]
     ),
     // The heap's bytes in use, which Swift's C library modules do not expose.
     .target(name: "CHeapStatistics"),

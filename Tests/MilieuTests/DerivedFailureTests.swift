@@ -2,7 +2,7 @@ import MilieuTestSupport
 import Synchronization
 import Testing
 
-@testable import Milieu
+@_spi(MilieuInternal) @testable import Milieu
 
 /// Two builds that meet: each arrives, then waits until both have.
 final class Rendezvous: Sendable {

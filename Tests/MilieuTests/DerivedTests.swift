@@ -2,7 +2,7 @@ import MilieuTestSupport
 import Synchronization
 import Testing
 
-@testable import Milieu
+@_spi(MilieuInternal) @testable import Milieu
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Milieu
+@_spi(MilieuInternal) @testable import Milieu
 
 /// A write reaches only the subtree that can see it, and re-resolving starts from the nearest
 /// node above that overrides something: the invariants of "How Milieu stays fresh and frees

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import Testing
 
 /// A service that makes another one in a method, after its own `init`: the new one must read

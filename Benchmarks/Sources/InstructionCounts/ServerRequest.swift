@@ -73,6 +73,11 @@ struct RequestMiddleware {
 
 /// The two cases, each with its fixtures made before its loop.
 enum ServerRequest {
+  static let all: [CountedCase] = [
+    CountedCase("NotesServer request, by hand") { byHand(iterations: $0) },
+    CountedCase("NotesServer request, node per request") { nodePerRequest(iterations: $0) },
+  ]
+
   static let requestIDs = (0..<100).map { "request-\($0)" }
 
   static func byHand(iterations: Int) {

@@ -10,10 +10,12 @@ import Synchronization
 /// into the caller, so the sanitizer sees them and learns the order; the mutex alone provides
 /// the exclusion. Outside the sanitizer they cost a plain load and store.
 ///
-/// Every module of Milieu uses it, so every lock in Milieu is checked the same way; it is
-/// `package`, shared by Milieu's modules and tests and by no client. `withLock` is inlinable so
-/// that it is specialized where it is used: unspecialized, it looked up type metadata on every
-/// call.
+/// Every module of Milieu uses it, so every lock in Milieu is checked the same way. It is public
+/// only as SPI (`@_spi(MilieuInternal) import Milieu`), which Milieu's modules and tests import
+/// and no client is meant to: not supported API. It must be public all the same, with `withLock`
+/// inlinable, because generic code of Milieu's modules that a client's compiler specializes (an
+/// `AlertHost`'s methods, say) can only inline a public lock; a `package` one stays an
+/// unspecialized call that looks up type metadata on every use.
 ///
 /// ```swift
 /// final class Counter: Sendable {
@@ -21,14 +23,14 @@ import Synchronization
 ///   func increment() { count.withLock { $0 += 1 } }
 /// }
 /// ```
-package struct Lock<Value>: ~Copyable, Sendable {
+@_spi(MilieuInternal) public struct Lock<Value>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let fence = Atomic<UInt8>(0)
 
   /// Creates a lock around an initial value.
   ///
   /// - Parameter initialValue: The value the lock guards.
-  package init(_ initialValue: consuming sending Value) {
+  public init(_ initialValue: consuming sending Value) {
     mutex = Mutex(initialValue)
   }
 
@@ -41,7 +43,7 @@ package struct Lock<Value>: ~Copyable, Sendable {
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
   @inlinable
-  package borrowing func withLock<Result, Failure: Error>(
+  public borrowing func withLock<Result, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 /// Shows an alert from anywhere: the callable value at `EnvironmentValues.showAlert`.
 ///

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 // Effect delivery: what a change of state leads to — presenting, withdrawing, resolving,
 // events, expiries — runs after the host's lock is released, in the order it was queued, on

@@ -1,3 +1,5 @@
+@_spi(MilieuInternal) import Milieu
+
 // Expiry: an item with a lifetime, such as a toast, is answered with its expiry answer when its
 // lifetime runs out on the host's clock, unless it left the screen first.
 

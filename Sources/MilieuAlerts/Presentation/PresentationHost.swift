@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 /// Owns the one item being shown — `current`, a single optional — and the items waiting
 /// behind it, and hands them to a presenter one at a time.

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 /// Delivers an item's outcome exactly once.
 ///

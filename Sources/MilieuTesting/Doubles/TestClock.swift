@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 /// A clock that moves only when a test advances it, for toasts and anything else that waits.
 ///

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import MilieuAlerts
 
 /// Stands in for an alert host in tests: records every alert the code under test shows, lets the

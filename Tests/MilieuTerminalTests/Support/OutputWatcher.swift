@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 
 #if canImport(Glibc)
   import Glibc

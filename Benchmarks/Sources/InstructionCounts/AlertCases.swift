@@ -1,0 +1,84 @@
+import Milieu
+import MilieuAlerts
+import MilieuTesting
+
+/// Alerts and toasts: a host whose presenter answers at once, so one `show` runs a whole round
+/// trip, and the test recorder. The alert is made once: a showing that is answered may be shown
+/// again.
+enum AlertCases {
+  /// Taps an alert's first button the moment it is presented.
+  struct TapFirst: Presenter {
+    func present(_ alert: AlertData, in host: AlertHost) {
+      try? host.tap(alert.buttons[0], of: alert)
+    }
+
+    func withdraw(_: AlertData, from _: AlertHost) {}
+  }
+
+  /// Shows toasts and leaves them to expire.
+  struct LeaveToExpire: Presenter {
+    func present(_: Toast, in _: ToastHost) {}
+    func withdraw(_: Toast, from _: ToastHost) {}
+  }
+
+  /// A clock whose every sleep ends at once: a toast expires as soon as its timer task runs.
+  struct ImmediateClock: Clock {
+    struct Instant: InstantProtocol {
+      var offset: Duration
+      func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+      func duration(to other: Instant) -> Duration { other.offset - offset }
+      static func < (left: Instant, right: Instant) -> Bool { left.offset < right.offset }
+    }
+
+    var now: Instant { Instant(offset: .zero) }
+    var minimumResolution: Duration { .zero }
+    func sleep(until _: Instant, tolerance _: Duration?) async throws {}
+  }
+
+  /// An alert such as an application shows: a title, a message, a destructive button and a
+  /// cancel button, none with an action.
+  static let alert = AlertData(
+    title: "Delete 3 notes?", message: "This cannot be undone.",
+    buttons: [.destructive("Delete"), .cancel()])
+
+  struct NoteService {
+    @Environment(\.showAlert) var showAlert
+  }
+
+  static let all: [CountedCase] = [
+    CountedCase("alert: present → tap → outcome, through AlertHost") { iterations in
+      let host = AlertHost(presenter: TapFirst())
+      for _ in 0..<iterations { host.show(alert) { blackHole($0) } }
+    },
+    CountedCase("alert: present → tap, fire and forget, through AlertHost") { iterations in
+      let host = AlertHost(presenter: TapFirst())
+      for _ in 0..<iterations { host.show(alert) }
+    },
+    CountedCase("alert: present → tap, fire and forget, through @Environment(\\.showAlert)") {
+      iterations in
+      let app = EnvironmentNode("app")
+      app.installAlertHost(presenter: TapFirst())
+      let service = app.child("feature").withCurrent { NoteService() }
+      for _ in 0..<iterations { service.showAlert(alert) }
+    },
+    CountedCase("toast: shown and expired") { iterations in
+      let host = ToastHost(presenter: LeaveToExpire(), clock: ImmediateClock())
+      let toast = Toast("Saved")
+      for _ in 0..<iterations { blackHole(await host.outcome(of: toast)) }
+    },
+    CountedCase("AlertRecorder: next + tap") { iterations in
+      let app = EnvironmentNode("app")
+      let recorder = app.installAlertRecorder()
+      let service = app.withCurrent { NoteService() }
+      for _ in 0..<iterations {
+        service.showAlert(alert)
+        do {
+          blackHole(try await recorder.next())
+          try await recorder.tap("Delete")
+        } catch {
+          fatalError("\(error)")
+        }
+      }
+    },
+  ]
+}
