@@ -26,4 +26,20 @@ import Testing
       !snippet.components(separatedBy: ".testTarget(")[0].contains("\"MilieuTesting\""),
       "MilieuTesting must not be linked into production targets")
   }
+
+  /// The snippet declares the platforms the package does, so a package copied from it builds.
+  @Test func theSnippetDeclaresThePackagesPlatforms() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    func platforms(in text: String) -> [String] {
+      text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { $0.hasPrefix("platforms: [") }
+    }
+    let declared = platforms(in: manifest)
+    #expect(declared.count == 1, "Package.swift should declare its platforms on one line")
+    #expect(platforms(in: readme) == declared, "README.md's snippet should declare \(declared)")
+  }
 }
