@@ -27,6 +27,23 @@ import Testing
       "MilieuTesting must not be linked into production targets")
   }
 
+  /// The snippet depends on the newest release the CHANGELOG names, by version.
+  @Test func theSnippetDependsOnTheNewestRelease() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let changelog = try String(
+      contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let required = try #require(
+      readme.firstMatch(of: /\.package\(url: "[^"]*", from: "(\d+\.\d+\.\d+)"\)/)?.1,
+      "README.md's snippet should depend on a version: .package(url: …, from: \"x.y.z\")")
+    // Until the first release, the CHANGELOG has only "Unreleased", and the snippet names the
+    // version that release will have.
+    let released =
+      changelog.firstMatch(of: /\n## \[?(\d+\.\d+\.\d+)\]?/)?.1 ?? "0.1.0"
+    #expect(required == released, "README.md's snippet should require \(released)")
+  }
+
   /// The snippet declares the platforms the package does, so a package copied from it builds.
   @Test func theSnippetDeclaresThePackagesPlatforms() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
