@@ -150,6 +150,24 @@ struct DemoScenarioTests {
       ])
   }
 
+  @Test("No arguments: first, what the environment does for the app's service graph")
+  func serviceGraphTour() throws {
+    let run = try Demo.run([])
+    #expect(run.status == 0, "\(run)")
+    for line in [
+      "The app sets syncAttempts to 5; folder \"Work\" overrides it with 3 for its subtree alone.",
+      "  at the library: SyncClient(SyncServer(fails 2 times), 5 attempts)",
+      "  at the note:    SyncClient(SyncServer(fails 2 times), 3 attempts), built for the folder",
+    ] {
+      #expect(run.lines.contains(line), "missing: \(line)\n\(run)")
+    }
+    let explanation = run.lines.first { $0.hasPrefix("  syncAttempts at node \"note: Roadmap\"") }
+    #expect(
+      explanation?.contains(
+        "is 3, set on node \"folder: Work\" at MilieuDemo/LibraryService.swift:") == true)
+    #expect(explanation?.contains("It shadows 5 set on node \"app\"") == true, "\(run)")
+  }
+
   @Test("No arguments and no input: the menu is cancelled and the demo ends")
   func menuAtEndOfInput() throws {
     let run = try Demo.run([])
