@@ -142,12 +142,28 @@ struct DemoScenarioTests {
   func menu() throws {
     let run = try Demo.run([], input: "1\nDelete\n")
     #expect(run.status == 0, "\(run)")
-    #expect(run.lines.first == "Milieu demo: choose a scenario")
+    #expect(run.lines.contains("Milieu demo: choose a scenario"))
     #expect(run.lines.contains("  6) Quit (cancel)"))
     #expect(
       run.outcomeLines == [
         "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",
       ])
+  }
+
+  // `print` writes to stdio's buffer, which holds a file's or a pipe's output until it is full
+  // or the program ends; the terminal presenter writes straight to the descriptor. The tour, printed
+  // first, came out after every alert.
+  @Test(
+    "Piped or in a file, what the demo printed before an alert stays before it",
+    arguments: [false, true])
+  func printedLinesStayBeforeTheAlerts(toFile: Bool) throws {
+    let run = try Demo.run([], input: "1\nDelete\n", outputToFile: toFile)
+    #expect(run.status == 0, "\(run)")
+    let tour = try #require(run.lines.firstIndex { $0.hasPrefix("Milieu demo: a notes app") })
+    let tourEnd = try #require(run.lines.firstIndex { $0.hasPrefix("milieu-demo --tree draws") })
+    let menu = try #require(run.lines.firstIndex(of: "Milieu demo: choose a scenario"))
+    let delete = try #require(run.lines.firstIndex(of: "Delete 3 notes?"))
+    #expect(tour < tourEnd && tourEnd < menu && menu < delete, "\(run)")
   }
 
   @Test("No arguments: first, what the environment does for the app's service graph")
