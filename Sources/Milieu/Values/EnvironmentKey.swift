@@ -19,6 +19,10 @@
 /// The key type itself is the identity of the value, so two keys with the same name in different
 /// types or modules never collide. ``EnvironmentValues/Entry`` is the shorter form that needs no
 /// key type.
+///
+/// SwiftUI has an `EnvironmentKey` too. In a file that imports SwiftUI and Milieu, the compiler
+/// reports "'EnvironmentKey' is ambiguous for type lookup in this context": write
+/// `struct RequestTimeoutKey: Milieu.EnvironmentKey`.
 public protocol EnvironmentKey {
   /// The type of the value this key stores.
   associatedtype Value: Sendable

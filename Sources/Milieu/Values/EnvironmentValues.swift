@@ -21,6 +21,11 @@ import Synchronization
 ///
 /// A value nobody set reads as its key's default. Nodes hold the values they override, and
 /// ``EnvironmentNode/values`` resolves the values a node sees.
+///
+/// SwiftUI has an `EnvironmentValues` too. In a file that imports SwiftUI and Milieu, the
+/// compiler reports "'EnvironmentValues' is ambiguous for type lookup in this context": write
+/// `extension Milieu.EnvironmentValues { … }`. Inside it, `Entry`, `Derived` and `Self` need no
+/// prefix.
 public struct EnvironmentValues: Sendable {
   /// The values written to these values.
   @usableFromInline var top: SlotMap
