@@ -43,6 +43,13 @@ public struct Environment<Value: Sendable>: Sendable {
   /// @Environment(\.retries) var retries
   /// ```
   ///
+  /// The wrapper reads through the key path from any thread, so the key path must be
+  /// `Sendable`, which a key path to a property isolated to an actor is not. In a module whose
+  /// code defaults to the main actor (`.defaultIsolation(MainActor.self)`), an accessor declared
+  /// in a plain `extension EnvironmentValues` belongs to the main actor, and this initializer
+  /// fails with "type 'KeyPath<EnvironmentValues, Int>' does not conform to the 'Sendable'
+  /// protocol". Declare the accessor in a `nonisolated extension EnvironmentValues`.
+  ///
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
