@@ -1,8 +1,9 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
   name: "Milieu",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Milieu", targets: ["Milieu"]),
     .library(name: "MilieuAlerts", targets: ["MilieuAlerts"]),
@@ -19,7 +20,10 @@ let package = Package(
     .target(name: "MilieuTestingOnLoad"),
     // What several test targets share; not a product, so no client ever sees it.
     .target(name: "MilieuTestSupport", path: "Tests/MilieuTestSupport"),
-    .testTarget(name: "MilieuTests", dependencies: ["Milieu", "MilieuTestSupport"]),
+    // SwiftUI's environment names, to test the spelling a file that imports both needs.
+    .target(name: "SwiftUIStandIn", path: "Tests/SwiftUIStandIn"),
+    .testTarget(
+      name: "MilieuTests", dependencies: ["Milieu", "MilieuTestSupport", "SwiftUIStandIn"]),
     .testTarget(
       name: "MilieuAlertsTests",
       dependencies: ["MilieuAlerts", "MilieuTesting", "MilieuTestSupport"]),

@@ -8,12 +8,14 @@
 #   scripts/docs.sh --site       # also a website of every module, to open in a browser
 #
 # Output:  docs-output/<Module>.doccarchive   (static-hosting layout; ignored by git)
-#          docs-output/site/                  (with --site: one folder per module and an index
-#                                             page; serve it, for instance with
-#                                             `python3 -m http.server --directory docs-output/site`,
-#                                             and open http://localhost:8000/ — DocC's pages load
-#                                             their content with scripts, which browsers refuse
-#                                             to run from file:// addresses)
+#          docs-output/site/                  (with --site: one folder per module and a landing
+#                                             page that says what each module is for and links
+#                                             its articles; serve it, for instance with
+#                                             `python3 -m http.server --bind 127.0.0.1
+#                                             --directory docs-output/site 8000`, and open
+#                                             http://127.0.0.1:8000/ — DocC's pages load their
+#                                             content with scripts, which browsers refuse to run
+#                                             from file:// addresses)
 # Scratch: .build-docs/                       (its own build folder, so it never waits on .build)
 #
 # Environment:
@@ -211,34 +213,95 @@ if ((${#failures[@]} > 0)); then
 fi
 echo "docs: all ${#modules[@]} module(s) documented without warnings"
 
-# The site: each archive's static-hosting content in a folder named after its module, and an
-# index page that links to each module's landing page.
+# The text of a catalog page: its title, and the first paragraph under it on one line.
+page_title() {
+  sed -n 's/^# //p' "$1" | head -n 1
+}
+page_summary() {
+  awk '
+    titled && NF == 0 && text != "" { exit }
+    titled && NF > 0 { text = text (text == "" ? "" : " ") $0 }
+    /^# / && !titled { titled = 1 }
+    END { print text }
+  ' "$1"
+}
+
+# Markdown's inline code, symbol links and emphasis as HTML, with the text escaped.
+inline_html() {
+  sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' \
+    -e 's/``\([^`]*\)``/<code>\1<\/code>/g' -e 's/`\([^`]*\)`/<code>\1<\/code>/g' \
+    -e 's/\*\([^*]*\)\*/<em>\1<\/em>/g'
+}
+
+# The site: each archive's static-hosting content in a folder named after its module, and a
+# landing page built from the catalogs: what each module is for, in its landing page's words, and
+# its articles in the order of its Topics, each with its summary. Milieu's first article is the
+# place to start.
 if [[ "$site" == true ]]; then
   site_dir="$output/site"
   rm -rf "$site_dir"
   mkdir -p "$site_dir"
-  links=""
-  for module in "${modules[@]}"; do
+  sections=""
+  start_here=""
+  for index in "${!modules[@]}"; do
+    module="${modules[index]}"
+    catalog="${catalogs[index]}"
     cp -R "$output/$module.doccarchive/." "$site_dir/$module/"
     slug="$(echo "${module//[^A-Za-z0-9_]/_}" | tr '[:upper:]' '[:lower:]')"
-    links+="      <li><a href=\"$module/documentation/$slug/\">$module</a></li>"$'\n'
+    base="$module/documentation/$slug"
+    landing="$catalog/$module.md"
+    [[ -f "$landing" ]] || fail "$catalog has no landing page $module.md"
+    sections+="    <section>"$'\n'
+    sections+="      <h2><a href=\"$base/\">$module</a></h2>"$'\n'
+    sections+="      <p>$(page_summary "$landing" | inline_html)</p>"$'\n'
+    articles=""
+    # The articles the landing page lists under Topics, as `- <doc:Name>`, in that order.
+    for name in $(sed -n 's/^- <doc:\([A-Za-z0-9_-]*\)>.*/\1/p' "$landing"); do
+      article="$catalog/$name.md"
+      [[ -f "$article" ]] || fail "$landing lists <doc:$name>, but $article does not exist"
+      href="$base/$(echo "$name" | tr '[:upper:]' '[:lower:]')/"
+      [[ -f "$site_dir/$href/index.html" ]] || fail "docc wrote no page for $article at $href"
+      title="$(page_title "$article" | inline_html)"
+      articles+="        <li><a href=\"$href\">$title</a> — $(page_summary "$article" | inline_html)</li>"
+      articles+=$'\n'
+      if [[ "$module" == Milieu && -z "$start_here" ]]; then
+        start_here="<a href=\"$href\">$title</a>"
+      fi
+    done
+    if [[ -n "$articles" ]]; then
+      sections+="      <ul>"$'\n'"$articles      </ul>"$'\n'
+    fi
+    sections+="    </section>"$'\n'
   done
+  start_paragraph=""
+  if [[ -n "$start_here" ]]; then
+    start_paragraph="    <p class=\"start\">New to Milieu? Start with $start_here.</p>"$'\n'
+  fi
   cat >"$site_dir/index.html" <<HTML
 <!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Milieu documentation</title>
+    <style>
+      body { font: 17px/1.5 -apple-system, system-ui, sans-serif; max-width: 46rem;
+             margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
+      h1 { margin-bottom: 0.25rem; }
+      h2 { margin: 2rem 0 0.25rem; }
+      code { font-size: 0.9em; }
+      .start { font-size: 1.1em; padding: 0.75rem 1rem; background: #f2f2f7; border-radius: 8px; }
+      li { margin: 0.4rem 0; }
+    </style>
   </head>
   <body>
     <h1>Milieu documentation</h1>
-    <p>Start with Milieu's <em>Getting started</em>; each module's page lists its articles.</p>
-    <ul>
-$links    </ul>
-  </body>
+    <p>SwiftUI's environment for every Swift program. Each module is a product of the package:
+      depend on the ones you use.</p>
+$start_paragraph$sections  </body>
 </html>
 HTML
   echo "docs: site -> ${site_dir#"$root/"}/index.html"
-  echo "docs: open it in a browser: python3 -m http.server --directory ${site_dir#"$root/"} 8000,"
-  echo "docs: then http://localhost:8000/"
+  echo "docs: to read it: python3 -m http.server --bind 127.0.0.1 --directory ${site_dir#"$root/"} 8000,"
+  echo "docs: then open http://127.0.0.1:8000/"
 fi

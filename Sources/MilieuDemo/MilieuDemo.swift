@@ -53,6 +53,7 @@ enum MilieuDemo {
       return app
     case .menu:
       let app = NotesApp(terminal: Terminal())
+      for line in ServiceGraphTour.lines(for: app) { print(line) }
       if let scenario = await app.chooseScenario() {
         await app.run(scenario)
       }

@@ -99,6 +99,27 @@ import Testing
     #expect(nodes.bareIssues.all.map(\.message) == ["presented First"])
     #expect(nodes.hostedIssues.all.map(\.message) == ["presented Second"])
   }
+  @Test func aPresenterReportsToTheNodeOfTheBoundActionThatShowedTheItem() throws {
+    let nodes = Siblings()
+    let host = nodes.hosted.installAlertHost(presenter: ReportingPresenter())
+    let fromHosted = nodes.hosted.withCurrent { Service() }
+    let fromBare = nodes.bare.child("inner") {
+      $0.alertHost = host
+      $0.showAlert = ShowAlertAction(host: host)
+    }
+    .withCurrent { Service() }
+
+    // Called with the other node current: the action's own node is where the item came from.
+    nodes.bare.withCurrent { fromHosted.showAlert(AlertData(title: "From hosted")) }
+    nodes.hosted.withCurrent { fromBare.showAlert(AlertData(title: "From bare")) }
+
+    #expect(nodes.hostedIssues.all.map(\.message) == ["presented From hosted"])
+    #expect(nodes.bareIssues.all.map(\.message) == [])
+    let waiting = try #require(host.pending.first)
+    #expect(waiting.title == "From bare")
+    host.issueReporter(for: waiting).report(EnvironmentIssue("asked later", at: waiting.callSite))
+    #expect(nodes.bareIssues.all.map(\.message) == ["asked later"])
+  }
 }
 
 /// Reports each item it is given through the host's reporter for that item.

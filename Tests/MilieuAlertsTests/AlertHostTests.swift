@@ -172,7 +172,7 @@ import Testing
     #expect(outcomes.all == [.dropped(.busy)])
   }
 
-  @Test func aHostDeallocatedWithAwaitersResolvesThemAll() async {
+  @Test func aHostDeallocatedWithAwaitersResolvesThemAll() async throws {
     var host: AlertHost? = AlertHost()
     let action = host.map { ShowAlertAction(host: $0) }
     let waiters = (0..<3).map { index in
@@ -181,9 +181,9 @@ import Testing
     await eventually("all three alerts reached the host") {
       (host?.pendingCount ?? 0) == 2 && host?.current != nil
     }
-    weak let weakHost = host
+    let weakHost = WeakReference(try #require(host))
     host = nil
-    #expect(weakHost == nil)
+    #expect(weakHost.object == nil)
     for waiter in waiters {
       #expect(await waiter.value == .dropped(.hostDeallocated))
     }

@@ -82,7 +82,8 @@ final class Outcomes: Sendable {
 
 /// A weak reference, to check that an object was freed.
 final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-  weak let object: Object?
+  // nonisolated(unsafe): written once, by `init`.
+  nonisolated(unsafe) weak var object: Object?
 
   init(_ object: Object) {
     self.object = object

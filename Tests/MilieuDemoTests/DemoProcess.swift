@@ -55,12 +55,14 @@ enum Demo {
   ///   - arguments: The command line, without the program's name.
   ///   - input: What standard input reads.
   ///   - inputPath: A file to open as standard input instead of `input`.
+  ///   - outputToFile: Whether standard output is a new file, read once the demo has ended,
+  ///     instead of a pipe read while it runs.
   ///   - sourceLocation: Where failures are reported.
   /// - Returns: The exit status and everything written.
   /// - Throws: When the demo cannot be started; the test has failed with the reason.
   static func run(
     _ arguments: [String], input: String = "", inputPath: String? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
+    outputToFile: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> DemoRun {
     guard access(path, X_OK) == 0 else {
       Issue.record(
@@ -82,7 +84,15 @@ enum Demo {
     } else {
       posix_spawn_file_actions_adddup2(&actions, standardInput.read, 0)
     }
-    posix_spawn_file_actions_adddup2(&actions, standardOutput.write, 1)
+    // The file, if any, is opened by the child alone: no descriptor of this process refers to it.
+    let outputPath =
+      outputToFile
+      ? "/tmp/milieu-demo-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))" : nil
+    if let outputPath {
+      posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, standardOutput.write, 1)
+    }
     posix_spawn_file_actions_adddup2(&actions, standardError.write, 2)
     // The pipes' own descriptors close on exec (see `makePipe`); the child keeps only the copies.
 
@@ -129,7 +139,17 @@ enum Demo {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    return DemoRun(status: exitStatus, standardOutput: output, standardError: error)
+    guard let outputPath else {
+      return DemoRun(status: exitStatus, standardOutput: output, standardError: error)
+    }
+    defer { unlink(outputPath) }
+    let file = open(outputPath, O_RDONLY | O_CLOEXEC)
+    guard file >= 0 else {
+      Issue.record("the demo wrote no output file: errno \(errno)", sourceLocation: sourceLocation)
+      return DemoRun(status: exitStatus, standardOutput: "", standardError: error)
+    }
+    defer { close(file) }
+    return DemoRun(status: exitStatus, standardOutput: readAll(file), standardError: error)
   }
 
   struct MissingDemo: Error {}

@@ -155,12 +155,46 @@ struct DemoScenarioTests {
   func menu() throws {
     let run = try Demo.run([], input: "1\nDelete\n")
     #expect(run.status == 0, "\(run)")
-    #expect(run.lines.first == "Milieu demo: choose a scenario")
+    #expect(run.lines.contains("Milieu demo: choose a scenario"))
     #expect(run.lines.contains("  6) Quit (cancel)"))
     #expect(
       run.outcomeLines == [
         "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",
       ])
+  }
+
+  // `print` writes to stdio's buffer, which holds a file's or a pipe's output until it is full
+  // or the program ends; the terminal presenter writes straight to the descriptor. The tour, printed
+  // first, came out after every alert.
+  @Test(
+    "Piped or in a file, what the demo printed before an alert stays before it",
+    arguments: [false, true])
+  func printedLinesStayBeforeTheAlerts(toFile: Bool) throws {
+    let run = try Demo.run([], input: "1\nDelete\n", outputToFile: toFile)
+    #expect(run.status == 0, "\(run)")
+    let tour = try #require(run.lines.firstIndex { $0.hasPrefix("Milieu demo: a notes app") })
+    let tourEnd = try #require(run.lines.firstIndex { $0.hasPrefix("milieu-demo --tree draws") })
+    let menu = try #require(run.lines.firstIndex(of: "Milieu demo: choose a scenario"))
+    let delete = try #require(run.lines.firstIndex(of: "Delete 3 notes?"))
+    #expect(tour < tourEnd && tourEnd < menu && menu < delete, "\(run)")
+  }
+
+  @Test("No arguments: first, what the environment does for the app's service graph")
+  func serviceGraphTour() throws {
+    let run = try Demo.run([])
+    #expect(run.status == 0, "\(run)")
+    for line in [
+      "The app sets syncAttempts to 5; folder \"Work\" overrides it with 3 for its subtree alone.",
+      "  at the library: SyncClient(SyncServer(fails 2 times), 5 attempts)",
+      "  at the note:    SyncClient(SyncServer(fails 2 times), 3 attempts), built for the folder",
+    ] {
+      #expect(run.lines.contains(line), "missing: \(line)\n\(run)")
+    }
+    let explanation = run.lines.first { $0.hasPrefix("  syncAttempts at node \"note: Roadmap\"") }
+    #expect(
+      explanation?.contains(
+        "is 3, set on node \"folder: Work\" at MilieuDemo/LibraryService.swift:") == true)
+    #expect(explanation?.contains("It shadows 5 set on node \"app\"") == true, "\(run)")
   }
 
   @Test("No arguments and no input: the menu is cancelled and the demo ends")

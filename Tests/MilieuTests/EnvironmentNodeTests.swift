@@ -101,6 +101,16 @@ import Testing
     #expect(EnvironmentNode("app").child("sheet").name == "sheet")
   }
 
+  @Test func printingANodeShowsItsName() {
+    let sheet = EnvironmentNode("app").child("sheet")
+    #expect(String(describing: sheet) == #"node "sheet""#)
+    #expect(String(describing: EnvironmentNode()) == "an unnamed node")
+    #expect(String(reflecting: sheet) == #"EnvironmentNode("sheet")"#)
+    #expect(String(reflecting: EnvironmentNode()) == "EnvironmentNode(unnamed)")
+    #expect(String(reflecting: EnvironmentNode("say \"hi\"")) == #"EnvironmentNode("say \"hi\"")"#)
+    #expect("\(sheet)" == #"node "sheet""#)
+  }
+
   @Test func aReadAtDepthTenThousandSeesTheRootAndAChangeAtTheRoot() {
     let root = EnvironmentNode()
     var node = root

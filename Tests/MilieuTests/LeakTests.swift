@@ -19,7 +19,8 @@ struct PayloadReader {
 
 /// A weak reference to a node, one per node of a big subtree.
 final class WeakNode: Sendable {
-  weak let node: EnvironmentNode?
+  // nonisolated(unsafe): written once, by `init`.
+  nonisolated(unsafe) weak var node: EnvironmentNode?
   init(_ node: EnvironmentNode) { self.node = node }
 }
 
@@ -204,7 +205,8 @@ final class WeakNode: Sendable {
 
 /// A weak reference, to check that an object was freed.
 final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-  weak let object: Object?
+  // nonisolated(unsafe): written once, by `init`.
+  nonisolated(unsafe) weak var object: Object?
 
   init(_ object: Object) {
     self.object = object

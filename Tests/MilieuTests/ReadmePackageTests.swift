@@ -26,4 +26,37 @@ import Testing
       !snippet.components(separatedBy: ".testTarget(")[0].contains("\"MilieuTesting\""),
       "MilieuTesting must not be linked into production targets")
   }
+
+  /// The snippet depends on the newest release the CHANGELOG names, by version.
+  @Test func theSnippetDependsOnTheNewestRelease() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let changelog = try String(
+      contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let required = try #require(
+      readme.firstMatch(of: /\.package\(url: "[^"]*", from: "(\d+\.\d+\.\d+)"\)/)?.1,
+      "README.md's snippet should depend on a version: .package(url: …, from: \"x.y.z\")")
+    // Until the first release, the CHANGELOG has only "Unreleased", and the snippet names the
+    // version that release will have.
+    let released =
+      changelog.firstMatch(of: /\n## \[?(\d+\.\d+\.\d+)\]?/)?.1 ?? "0.1.0"
+    #expect(required == released, "README.md's snippet should require \(released)")
+  }
+
+  /// The snippet declares the platforms the package does, so a package copied from it builds.
+  @Test func theSnippetDeclaresThePackagesPlatforms() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    func platforms(in text: String) -> [String] {
+      text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { $0.hasPrefix("platforms: [") }
+    }
+    let declared = platforms(in: manifest)
+    #expect(declared.count == 1, "Package.swift should declare its platforms on one line")
+    #expect(platforms(in: readme) == declared, "README.md's snippet should declare \(declared)")
+  }
 }

@@ -61,10 +61,12 @@ enum AlertCases {
       let service = app.child("feature").withCurrent { NoteService() }
       for _ in 0..<iterations { service.showAlert(alert) }
     },
-    CountedCase("toast: shown and expired") { iterations in
+    CountedCase("toast: shown and expired, awaited through ShowToastAction") { iterations in
       let host = ToastHost(presenter: LeaveToExpire(), clock: ImmediateClock())
+      let showToast = ShowToastAction(host: host)  // holds the host weakly
       let toast = Toast("Saved")
-      for _ in 0..<iterations { blackHole(await host.outcome(of: toast)) }
+      for _ in 0..<iterations { blackHole(await showToast.ask(toast)) }
+      blackHole(host)
     },
     CountedCase("AlertRecorder: next + tap") { iterations in
       let app = EnvironmentNode("app")

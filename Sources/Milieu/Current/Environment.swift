@@ -24,6 +24,10 @@ import Synchronization
 /// A property wrapper's storage is a `var`, so a `Sendable` class cannot hold one; use a struct
 /// or an actor, or keep `let retries = Environment(\.retries)` and read `retries.wrappedValue`.
 ///
+/// SwiftUI and Hummingbird have an `Environment` too. In a file that imports one of them and
+/// Milieu, the compiler reports "'Environment' is ambiguous for type lookup in this context":
+/// write `@Milieu.Environment(\.retries)`, and `@SwiftUI.Environment` for SwiftUI's.
+///
 /// - Complexity: A read that follows no write to its node or the node's ancestors is one atomic
 ///   load and one uncontended lock, whatever the depth of the node, and allocates nothing; for a
 ///   value of one word of plain bits (`Int`, `Bool`, `Double`), three atomic loads and no lock,
@@ -38,6 +42,13 @@ public struct Environment<Value: Sendable>: Sendable {
   /// ```swift
   /// @Environment(\.retries) var retries
   /// ```
+  ///
+  /// The wrapper reads through the key path from any thread, so the key path must be
+  /// `Sendable`, which a key path to a property isolated to an actor is not. In a module whose
+  /// code defaults to the main actor (`.defaultIsolation(MainActor.self)`), an accessor declared
+  /// in a plain `extension EnvironmentValues` belongs to the main actor, and this initializer
+  /// fails with "type 'KeyPath<EnvironmentValues, Int>' does not conform to the 'Sendable'
+  /// protocol". Declare the accessor in a `nonisolated extension EnvironmentValues`.
   ///
   /// - Parameter keyPath: The value to read.
   @inlinable

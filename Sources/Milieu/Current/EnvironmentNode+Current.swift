@@ -17,7 +17,19 @@ extension EnvironmentNode {
   ///   print(EnvironmentNode.current === request)  // true
   /// }
   /// ```
-  public static var current: EnvironmentNode { scoped.get() ?? root }
+  public static var current: EnvironmentNode { scopedNode ?? root }
+
+  /// The node of the innermost scope, `nil` outside any: `scoped.get()`, read without
+  /// `TaskLocal.get`'s generic copy.
+  ///
+  /// `TaskLocal.get` is not inlinable, so it copies the value out through its type's value
+  /// witnesses; the runtime function it calls hands back the address of the value, or `nil`
+  /// outside any scope, and loading an optional reference from there is one load and a retain.
+  /// The key of a task-local is the address of its `TaskLocal` object, as `get` passes it.
+  package static var scopedNode: EnvironmentNode? {
+    let key = UnsafeRawPointer(Unmanaged.passUnretained(scoped).toOpaque())
+    return taskLocalValue(forKey: key)?.load(as: EnvironmentNode?.self)
+  }
 
   /// The node an ``Environment`` wrapper made now binds to: ``current``, unless a value that
   /// several nodes share is being built on this thread. A wrapper made then would read from
@@ -93,3 +105,8 @@ extension EnvironmentNode {
     return try outcome.get()
   }
 }
+
+/// The address of the value a task-local holds in the current task or thread, `nil` where no
+/// scope binds it: the Swift runtime's entry point behind `TaskLocal.get`.
+@_silgen_name("swift_task_localValueGet")
+private func taskLocalValue(forKey key: UnsafeRawPointer) -> UnsafeMutableRawPointer?

@@ -45,7 +45,8 @@ protocol ChangeObserving: Sendable {
 
 /// One stream's state: the node (weakly), the key path, and what was last reported.
 final class ChangeObserver<Value: Sendable>: ChangeObserving {
-  private weak let node: EnvironmentNode?
+  // nonisolated(unsafe): written once, by `init`; weak loads are safe from any thread.
+  nonisolated(unsafe) private weak var node: EnvironmentNode?
   private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
   private let continuation: AsyncStream<Value>.Continuation
   /// The slots the keys were last read from, `nil` before the first report. Every write makes

@@ -19,7 +19,16 @@
 /// The key type itself is the identity of the value, so two keys with the same name in different
 /// types or modules never collide. ``EnvironmentValues/Entry`` is the shorter form that needs no
 /// key type.
-public protocol EnvironmentKey {
+///
+/// Milieu reads a key's default from any thread, so a key type is never isolated to an actor: a
+/// `SendableMetatype`. In a module whose code defaults to the main actor, a key type such as
+/// `RequestTimeoutKey` above is nonisolated without saying so; the accessor still goes in a
+/// `nonisolated extension EnvironmentValues` (see ``EnvironmentValues``).
+///
+/// SwiftUI has an `EnvironmentKey` too. In a file that imports SwiftUI and Milieu, the compiler
+/// reports "'EnvironmentKey' is ambiguous for type lookup in this context": write
+/// `struct RequestTimeoutKey: Milieu.EnvironmentKey`.
+public protocol EnvironmentKey: SendableMetatype {
   /// The type of the value this key stores.
   associatedtype Value: Sendable
 

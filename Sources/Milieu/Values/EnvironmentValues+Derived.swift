@@ -30,6 +30,14 @@ extension EnvironmentValues {
   /// would read from whichever node built it first, so Milieu reports a wrapper made while a
   /// shared value is built and binds it to ``EnvironmentNode/root``.
   ///
+  /// The build runs on whichever thread reads the value first, so it must not belong to an
+  /// actor, nor may what it reads and makes. In a module whose code defaults to the main actor
+  /// (`.defaultIsolation(MainActor.self)`), the compiler reports "main actor-isolated property
+  /// 'apiClient' can not be referenced from a Sendable closure" for an accessor declared in a
+  /// plain `extension EnvironmentValues`, and "call to main actor-isolated initializer
+  /// 'init(api:)' in a synchronous nonisolated context" for a type the build makes: write
+  /// `nonisolated extension EnvironmentValues`, and `nonisolated final class NotesRepository`.
+  ///
   /// A node may still override a derived value outright, with a setter in the accessor or a
   /// test environment's `.set`; the override wins over the derivation below that node.
   ///

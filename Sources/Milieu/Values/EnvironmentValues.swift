@@ -21,6 +21,28 @@ import Synchronization
 ///
 /// A value nobody set reads as its key's default. Nodes hold the values they override, and
 /// ``EnvironmentNode/values`` resolves the values a node sees.
+///
+/// Nodes and wrappers read values from any thread. In a module whose code defaults to the main
+/// actor (`.defaultIsolation(MainActor.self)`), declare entries and accessors in a
+/// `nonisolated extension EnvironmentValues`, and mark `nonisolated` the types of the values
+/// you store: otherwise `@Environment` fails with "type 'KeyPath<EnvironmentValues, Int>' does
+/// not conform to the 'Sendable' protocol", and a ``Derived`` build with "main actor-isolated
+/// property 'retries' can not be referenced from a Sendable closure".
+///
+/// ```swift
+/// nonisolated extension EnvironmentValues {
+///   static let retries = Entry(3)
+///   var retries: Int {
+///     get { self[Self.retries] }
+///     set { self[Self.retries] = newValue }
+///   }
+/// }
+/// ```
+///
+/// SwiftUI has an `EnvironmentValues` too. In a file that imports SwiftUI and Milieu, the
+/// compiler reports "'EnvironmentValues' is ambiguous for type lookup in this context": write
+/// `extension Milieu.EnvironmentValues { … }`. Inside it, `Entry`, `Derived` and `Self` need no
+/// prefix.
 public struct EnvironmentValues: Sendable {
   /// The values written to these values.
   @usableFromInline var top: SlotMap

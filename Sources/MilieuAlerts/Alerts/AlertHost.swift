@@ -29,7 +29,10 @@ extension PresentationHost where Item == AlertData {
   ///   - alert: The alert.
   ///   - completion: Receives the alert's outcome, exactly once.
   public func show(_ alert: AlertData, completion: (@Sendable (AlertOutcome) -> Void)? = nil) {
-    show(alert, resolution: completion.map { Resolution($0) })
+    // Not `completion.map(Resolution.init)`: through `map`, the closure was wrapped twice more,
+    // each wrapper an allocation.
+    guard let completion else { return show(alert, resolution: nil) }
+    show(alert, resolution: Resolution(completion))
   }
 
   /// Dismisses the current alert without a tap, which runs its cancel button's action.

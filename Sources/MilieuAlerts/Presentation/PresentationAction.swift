@@ -5,11 +5,9 @@ import Milieu
 package struct PresentationAction<Item: Presentable>: Sendable {
   package typealias Outcome = PresentationOutcome<Item.Answer>
 
-  /// Takes an item and a resolution; must resolve it, now or later (a resolution that goes away
-  /// unresolved resolves as unanswered).
-  package let deliver: @Sendable (Item, Resolution<Item.Answer>?) -> Void
-  /// Withdraws an item whose awaiting task was cancelled.
-  package let withdraw: @Sendable (PresentationID) -> Void
+  /// Where items go. One object, so that copying an action (every `@Environment` read of one)
+  /// retains one reference besides its node.
+  let target: PresentationTarget<Item>
   /// The node the action was read from through `@Environment`, if any: the action runs there,
   /// so that its issues go to that node's reporter and name that node.
   package private(set) var node: EnvironmentNode?
@@ -17,22 +15,18 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
   /// resolves as ``DropReason/hostDeallocated``.
   package init(host: PresentationHost<Item>) {
-    deliver = { [weak host] item, resolution in
-      guard let host else {
-        resolution?.resolve(.dropped(.hostDeallocated))
-        return
-      }
-      host.show(item, resolution: resolution)
-    }
-    withdraw = { [weak host] id in host?.withdraw(id) }
+    target = PresentationTarget(host: host)
   }
 
+  /// Delivers to code: `deliver` takes an item and a resolution and must resolve it, now or
+  /// later (a resolution that goes away unresolved resolves as unanswered); `withdraw` takes
+  /// back an item whose awaiting task was cancelled. Both run with the action's node current,
+  /// as a call from there would.
   package init(
     deliver: @escaping @Sendable (Item, Resolution<Item.Answer>?) -> Void,
     withdraw: @escaping @Sendable (PresentationID) -> Void = { _ in }
   ) {
-    self.deliver = deliver
-    self.withdraw = withdraw
+    target = PresentationTarget(deliver: deliver, withdraw: withdraw)
   }
 
   /// Hands each item to a closure that answers it by calling `resolve`; an item whose `resolve`
@@ -47,7 +41,6 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     }
   }
 
-  /// Reports that no host is installed, then drops the item as ``DropReason/noHost``.
   static func noHost(_ what: String, install: String) -> Self {
     Self { item, resolution in
       EnvironmentNode.current[\.issueReporter].report(
@@ -75,21 +68,68 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   }
 
   package func callAsFunction(_ item: Item) {
-    inNode { deliver(item, nil) }
+    deliver(item, nil)
   }
 
   package func callAsFunction(_ item: Item, completion: @escaping @Sendable (Outcome) -> Void) {
-    inNode { deliver(item, Resolution(completion)) }
+    deliver(item, Resolution(completion))
+  }
+
+  /// Hands an item to the target, as shown from the action's node.
+  package func deliver(_ item: Item, _ resolution: Resolution<Item.Answer>?) {
+    if let host = target.host {
+      host.show(item, resolution: resolution, from: node)
+    } else if let deliver = target.deliver {
+      guard let node else { return deliver(item, resolution) }
+      node.withCurrent { deliver(item, resolution) }
+    } else {
+      resolution?.resolve(.dropped(.hostDeallocated))
+    }
+  }
+
+  /// Takes back an item whose awaiting task was cancelled.
+  func withdraw(_ id: PresentationID) {
+    if let host = target.host {
+      host.withdraw(id)
+    } else if let withdraw = target.withdraw {
+      guard let node else { return withdraw(id) }
+      node.withCurrent { withdraw(id) }
+    }
   }
 
   package func ask(_ item: Item) async -> Outcome {
     await Resolution.awaitOutcome { resolution in
       PresentationAsking.$isAsking.withValue(true) {
-        inNode { deliver(item, resolution) }
+        deliver(item, resolution)
       }
     } withdraw: {
       withdraw(item.id)
     }
+  }
+}
+
+/// What a ``PresentationAction`` hands its items to: a host, held weakly, or code.
+final class PresentationTarget<Item: Presentable>: Sendable {
+  /// The host, while it lives; `nil` for a target that is code, and once the host is freed.
+  /// Written only in `init`: a `var` because `weak let` needs Swift 6.2.3, and without the
+  /// runtime's exclusivity checks, which a constant needs no more than this does.
+  @exclusivity(unchecked) nonisolated(unsafe) weak var host: PresentationHost<Item>?
+  let deliver: (@Sendable (Item, Resolution<Item.Answer>?) -> Void)?
+  let withdraw: (@Sendable (PresentationID) -> Void)?
+
+  init(host: PresentationHost<Item>) {
+    self.host = host
+    deliver = nil
+    withdraw = nil
+  }
+
+  init(
+    deliver: @escaping @Sendable (Item, Resolution<Item.Answer>?) -> Void,
+    withdraw: @escaping @Sendable (PresentationID) -> Void
+  ) {
+    host = nil
+    self.deliver = deliver
+    self.withdraw = withdraw
   }
 }
 

@@ -41,6 +41,19 @@ extension PresentationHost {
     return result
   }
 
+  /// Ends a delivery that a caller started itself, presenting an item with no effect queued
+  /// (``State/Admission/presentNow``): delivers what was queued meanwhile, if anything.
+  func finishDelivering() {
+    let batch = state.withLock { state -> Batch? in
+      guard !state.effects.isEmpty else {
+        state.isDelivering = false
+        return nil
+      }
+      return state.takeEffects()
+    }
+    if let (effects, subscribers) = batch { deliver(effects, to: subscribers) }
+  }
+
   /// Runs a batch of effects, then each batch queued meanwhile, until none is left.
   ///
   /// The emptied batch goes back to the state, as the next buffer to queue effects in or as
@@ -56,8 +69,8 @@ extension PresentationHost {
       effects.reverse()
       while let effect = effects.popLast() {
         switch consume effect {
-        case .present(let item): presenter?.present(item, in: self)
-        case .withdraw(let item): presenter?.withdraw(item, from: self)
+        case .present(let item): presenter.present(item, in: self)
+        case .withdraw(let item): presenter.withdraw(item, from: self)
         case .resolve(let resolution, let outcome): resolution.resolve(outcome)
         case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
         case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)

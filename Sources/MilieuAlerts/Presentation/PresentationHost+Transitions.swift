@@ -31,6 +31,9 @@ extension PresentationHost {
     case handled
     /// Dropped because the same value is already current or waiting.
     case shownAlready
+    /// Made current while nothing else was to be delivered: the caller presents it, then
+    /// delivers what was queued meanwhile (see `PresentationHost.finishDelivering()`).
+    case presentNow
   }
 }
 
@@ -51,6 +54,14 @@ extension PresentationHost.State {
       return .handled
     }
     guard let shown = current else {
+      // The usual case, an idle host that nobody watches, skips the queue of effects: it would
+      // hold only the presentation, for the caller to deliver at once.
+      if !isDelivering, effects.isEmpty, subscribers.isEmpty, item.timedLifetime == nil {
+        remember(item)
+        current = entry
+        isDelivering = true
+        return .presentNow
+      }
       post(.enqueued(item))
       makeCurrent(entry)
       return .handled
@@ -119,8 +130,9 @@ extension PresentationHost.State {
     guard let shown = current, shown.item.id == item.id else {
       throw .notCurrent(item.id, title: item.title, current: current?.item.id)
     }
-    if let answer, !shown.item.isValid(answer) {
-      throw .invalidAnswer("\(answer)", item: item.id, title: item.title)
+    // Checked in place: `if let` copied the answer out through its type's value witnesses.
+    if answer.map(shown.item.isValid) == false {
+      throw .invalidAnswer("\(answer.map { "\($0)" } ?? "")", item: item.id, title: item.title)
     }
     // Marked under the lock, so that a cancellation cannot come between the answer and the
     // mark. If the awaiting task was cancelled first, the item is resolved already and its

@@ -33,7 +33,11 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// How a new item, a duplicate and a full queue are treated.
   public let policy: PresentationPolicy
 
-  let presenter: (any Presenter<Item>)?
+  /// The presenter, or one that draws nothing for a host without one (see ``isHeadless``): a
+  /// call through an optional existential copied it first.
+  let presenter: any Presenter<Item>
+  /// Whether the host was made without a presenter.
+  let isHeadless: Bool
   let clock: any Clock<Duration>
   let state = Lock(State())
 
@@ -41,9 +45,10 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   struct Entry: Sendable {
     let item: Item
     let resolution: Resolution<Item.Answer>?
-    /// The `issueReporter` of the node that showed the item, read when it was shown; `nil` for a
-    /// host without a presenter, which reports nothing about presenting.
-    let issueReporter: IssueReporter?
+    /// The node the item was shown from, whose `issueReporter` hears of problems presenting it,
+    /// or `nil` for the root; also `nil` for a host without a presenter, which reports nothing
+    /// about presenting.
+    let origin: EnvironmentNode?
   }
 
   /// Creates a host.
@@ -58,7 +63,8 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.policy = policy
-    self.presenter = presenter
+    self.presenter = presenter ?? Headless()
+    self.isHeadless = presenter == nil
     self.clock = clock
   }
 
@@ -97,12 +103,12 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// - Parameter item: An item the host handed to its presenter.
   /// - Returns: The reporter.
   public func issueReporter(for item: Item) -> IssueReporter {
-    let reporter = state.withLock { state in
-      state.current?.item.id == item.id
-        ? state.current?.issueReporter
-        : state.pending.elements.first { $0.item.id == item.id }?.issueReporter
+    let held = state.withLock { state -> Entry? in
+      if let current = state.current, current.item.id == item.id { return current }
+      return state.pending.elements.first { $0.item.id == item.id }
     }
-    return reporter ?? EnvironmentNode.current[\.issueReporter]
+    guard let held else { return EnvironmentNode.current[\.issueReporter] }
+    return (held.origin ?? EnvironmentNode.root)[\.issueReporter]
   }
 
   // MARK: Showing
@@ -121,19 +127,33 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   public func show(
     _ item: Item, completion: (@Sendable (PresentationOutcome<Item.Answer>) -> Void)? = nil
   ) {
-    show(item, resolution: completion.map { Resolution($0) })
+    // Not `completion.map(Resolution.init)`: through `map`, the closure was wrapped twice more,
+    // each wrapper an allocation.
+    guard let completion else { return show(item, resolution: nil) }
+    show(item, resolution: Resolution(completion))
   }
 
-  package func show(_ item: Item, resolution: Resolution<Item.Answer>?) {
-    let reporter = presenter == nil ? nil : EnvironmentNode.current[\.issueReporter]
-    let entry = Entry(item: item, resolution: resolution, issueReporter: reporter)
-    if mutate({ $0.admit(entry, policy: policy) }) == .shownAlready {
-      reportShownAlready(item)
+  /// Shows an item for an action bound to `origin`, or, for `nil`, for the current node: the
+  /// node whose `issueReporter` hears of problems presenting the item.
+  package func show(
+    _ item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode? = nil
+  ) {
+    // The node is read only for a presenter's reports, and its reporter only once one comes.
+    let kept = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
+    let entry = Entry(item: item, resolution: resolution, origin: kept)
+    switch mutate({ $0.admit(entry, policy: policy) }) {
+    case .handled:
+      break
+    case .shownAlready:
+      reportShownAlready(item, in: origin ?? EnvironmentNode.current)
+    case .presentNow:
+      presenter.present(item, in: self)
+      finishDelivering()
     }
   }
 
-  private func reportShownAlready(_ item: Item) {
-    EnvironmentNode.current[\.issueReporter].report(
+  private func reportShownAlready(_ item: Item, in node: EnvironmentNode) {
+    node[\.issueReporter].report(
       EnvironmentIssue(
         "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
           + "already shown or waiting in its host; showing the same value again is dropped as a "
@@ -289,4 +309,10 @@ extension PresentationHost: CustomStringConvertible {
   /// `AlertData host` — what tree dumps and explanations show for a host stored in the
   /// environment.
   public var description: String { "\(Item.self) host" }
+}
+
+/// The presenter of a host made without one: it draws nothing.
+private struct Headless<Item: Presentable>: Presenter {
+  func present(_: Item, in _: PresentationHost<Item>) {}
+  func withdraw(_: Item, from _: PresentationHost<Item>) {}
 }

@@ -1,4 +1,5 @@
 @_spi(MilieuInternal) import Milieu
+import Synchronization
 
 /// Delivers an item's outcome exactly once.
 ///
@@ -12,15 +13,14 @@
 package final class Resolution<Answer: Sendable & Equatable & CustomStringConvertible>: Sendable {
   package typealias Completion = @Sendable (PresentationOutcome<Answer>) -> Void
 
-  private struct State {
-    var completion: Completion?
-    var isAnswered = false
-  }
-
-  private let state: Lock<State>
+  /// Where the item stands: ``unresolved``, ``answered`` or ``delivered``. One atomic word rather
+  /// than a lock, because a generic class runs its `deinit` unspecialized: a lock there looked up
+  /// its type's metadata every time a resolution was freed.
+  private let phase = Atomic<UInt8>(ResolutionPhase.unresolved)
+  private let completion: Completion
 
   package init(_ completion: @escaping Completion) {
-    state = Lock(State(completion: completion))
+    self.completion = completion
   }
 
   /// Delivers the outcome, unless one was delivered before.
@@ -28,7 +28,10 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
   /// - Returns: Whether this call delivered it.
   @discardableResult
   package func resolve(_ outcome: PresentationOutcome<Answer>) -> Bool {
-    guard let completion = state.withLock({ $0.completion.take() }) else { return false }
+    guard
+      phase.exchange(ResolutionPhase.delivered, ordering: .acquiringAndReleasing)
+        != ResolutionPhase.delivered
+    else { return false }
     completion(outcome)
     return true
   }
@@ -38,11 +41,10 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
   /// - Returns: `false` when the item was already resolved (its awaiting task was cancelled
   ///   first), in which case the answer must not be taken.
   func markAnswered() -> Bool {
-    state.withLock { state in
-      guard state.completion != nil else { return false }
-      state.isAnswered = true
-      return true
-    }
+    phase.compareExchange(
+      expected: ResolutionPhase.unresolved, desired: ResolutionPhase.answered,
+      ordering: .acquiringAndReleasing
+    ).exchanged
   }
 
   /// Resolves as ``DropReason/cancelled``, unless the item was resolved or answered before.
@@ -50,19 +52,29 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
   /// - Returns: Whether this call resolved it; only then is there anything to withdraw.
   @discardableResult
   func cancel() -> Bool {
-    let completion = state.withLock { state in
-      state.isAnswered ? nil : state.completion.take()
-    }
-    guard let completion else { return false }
+    guard
+      phase.compareExchange(
+        expected: ResolutionPhase.unresolved, desired: ResolutionPhase.delivered,
+        ordering: .acquiringAndReleasing
+      ).exchanged
+    else { return false }
     completion(.dropped(.cancelled))
     return true
   }
 
   deinit {
-    if let completion = state.withLock({ $0.completion.take() }) {
+    if phase.load(ordering: .acquiring) != ResolutionPhase.delivered {
       completion(.dropped(.unanswered))
     }
   }
+}
+
+/// The phases of a ``Resolution``.
+private enum ResolutionPhase {
+  static let unresolved: UInt8 = 0
+  /// A host accepted an answer; only that answer's outcome may be delivered now.
+  static let answered: UInt8 = 1
+  static let delivered: UInt8 = 2
 }
 
 extension Resolution {

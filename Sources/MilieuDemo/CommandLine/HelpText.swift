@@ -13,7 +13,8 @@ enum HelpText {
       a toast host; a share sheet installs a host of its own.
 
       USAGE
-        milieu-demo                    choose a scenario from a menu, then run it
+        milieu-demo                    show what the environment does for the app's
+                                       services, then run a scenario chosen from a menu
         milieu-demo --scenario NAME    run one scenario (also --scenario=NAME)
         milieu-demo --list             print the scenario names, one per line
         milieu-demo --tree             print the environment tree with provenance

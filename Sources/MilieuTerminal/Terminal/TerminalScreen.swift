@@ -74,9 +74,24 @@ struct TerminalScreen: Sendable {
   let output: Int32
   private let shared: Shared
 
+  /// Runs `body` with the screen's state locked, once what the program wrote through C's output
+  /// streams has reached their descriptors.
+  ///
+  /// `print` writes to standard output's stdio buffer, which holds a pipe's or a file's output
+  /// until it is full or the program ends, while the screen writes to descriptors directly:
+  /// without the flush, an alert or a toast would overtake lines the program printed before it.
+  /// Every output stream is flushed, standard error and streams on the same file included. The
+  /// flush comes before the lock, as it can wait for a reader to drain a full pipe.
+  private func withState<Result: Sendable>(
+    _ body: (inout sending State) throws(TerminalError) -> sending Result
+  ) throws(TerminalError) -> sending Result {
+    fflush(nil)
+    return try shared.state.withLock(body)
+  }
+
   /// Writes `text` as it is.
   func write(_ text: String) throws(TerminalError) {
-    try shared.state.withLock { _ throws(TerminalError) in
+    try withState { _ throws(TerminalError) in
       try FileDescriptorIO.write(text, to: output)
     }
   }
@@ -88,7 +103,7 @@ struct TerminalScreen: Sendable {
   ///   - columns: The terminal's width now.
   /// - Throws: ``TerminalError`` if writing fails.
   func drawFrame(_ lines: [String], columns: Int) throws(TerminalError) {
-    try shared.state.withLock { state throws(TerminalError) in
+    try withState { state throws(TerminalError) in
       let text = state.redrawer.replace(with: lines, terminalColumns: columns)
       state.frame = lines
       state.frameColumns = columns
@@ -103,7 +118,7 @@ struct TerminalScreen: Sendable {
   ///   - trailer: Written after the frame, or where it was.
   /// - Throws: ``TerminalError`` if writing fails; the frame counts as ended anyway.
   func endFrame(erasing: Bool, trailer: String) throws(TerminalError) {
-    try shared.state.withLock { state throws(TerminalError) in
+    try withState { state throws(TerminalError) in
       var text = ""
       if erasing, !state.frame.isEmpty {
         text = state.redrawer.replace(with: [], terminalColumns: state.frameColumns)
@@ -116,7 +131,7 @@ struct TerminalScreen: Sendable {
 
   /// Writes a prompt and leaves the cursor after it, for an answer on the same line.
   func writePrompt(_ prompt: String) throws(TerminalError) {
-    try shared.state.withLock { state throws(TerminalError) in
+    try withState { state throws(TerminalError) in
       try FileDescriptorIO.write(prompt, to: output)
       state.prompt = prompt
     }
@@ -125,7 +140,7 @@ struct TerminalScreen: Sendable {
   /// Ends the prompt: writes `echo` (what was answered) and a line break after it, or nothing
   /// when `echo` is `nil` (the terminal echoed the answer and its line break itself).
   func endPrompt(echo: String?) throws(TerminalError) {
-    try shared.state.withLock { state throws(TerminalError) in
+    try withState { state throws(TerminalError) in
       guard state.prompt != nil else { return }
       state.prompt = nil
       guard let echo else { return }
@@ -139,7 +154,7 @@ struct TerminalScreen: Sendable {
   /// - Parameter line: One line, without a line break, already safe to show.
   /// - Throws: ``TerminalError`` if writing fails.
   func writeLine(_ line: String) throws(TerminalError) {
-    try shared.state.withLock { state throws(TerminalError) in
+    try withState { state throws(TerminalError) in
       var text = ""
       if !state.frame.isEmpty {
         text += state.redrawer.replace(with: [], terminalColumns: state.frameColumns)
