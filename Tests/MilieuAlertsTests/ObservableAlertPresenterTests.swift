@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import MilieuAlerts
 import MilieuTestSupport
 import Observation

@@ -1,4 +1,4 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import Observation
 
 /// A presenter whose state an app's view observes: the one alert being shown, as an optional,
