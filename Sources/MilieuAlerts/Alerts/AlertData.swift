@@ -130,6 +130,7 @@ public struct AlertData: Presentable {
   /// - Returns: The tap, or `nil` when there is no such button.
   public func tapOfButton(at index: Int) -> AlertTap? {
     guard buttons.indices.contains(index) else { return nil }
+    guard hasTextFields else { return AlertTap(buttons[index], at: index) }
     return AlertTap(buttons[index], at: index, textFields: textFields)
   }
 
@@ -158,7 +159,7 @@ public struct AlertData: Presentable {
   /// The tap of the button at `index` with `texts` entered, repaired, each broken rule reported
   /// to `reporter`; `nil` when there is no such button or not one text per field.
   package func tap(
-    ofButtonAt index: Int, texts: [String], reportingTo reporter: IssueReporter
+    ofButtonAt index: Int, texts: [String], reportingTo reporter: @autoclosure () -> IssueReporter
   ) -> AlertTap? {
     guard buttons.indices.contains(index), texts.count == textFields.count else { return nil }
     var fields = textFields
@@ -167,7 +168,7 @@ public struct AlertData: Presentable {
         texts[position], label: fields[position].label)
       fields[position].text = text
       for brokenRule in brokenRules {
-        reporter.report(
+        reporter().report(
           EnvironmentIssue(
             "the alert \(DiagnosticText.quoted(title)) was answered with text that breaks "
               + brokenRule,
@@ -198,15 +199,19 @@ public struct AlertData: Presentable {
   /// Alerts do not expire.
   public var expiryAnswer: AlertTap? { nil }
 
-  /// Whether the tap is of one of this alert's buttons, at its position, and carries this
-  /// alert's text fields (or, made with ``AlertTap/init(_:at:)``, none).
+  /// Whether the tap is of one of this alert's buttons, at its position.
+  ///
+  /// A tap that carries text fields is made from the alert it answers (``tapOfButton(at:texts:)``),
+  /// so the button's identity, unique in the process, vouches for its fields too.
   ///
   /// - Parameter tap: The tap.
   /// - Returns: Whether it belongs to this alert.
   public func isValid(_ tap: AlertTap) -> Bool {
     buttons.indices.contains(tap.index) && buttons[tap.index].id == tap.buttonID
-      && (tap.textFields.isEmpty || tap.textFields.map(\.id) == textFields.map(\.id))
   }
+
+  /// Whether the alert has text fields, read without copying them.
+  var hasTextFields: Bool { !storage.textFields.isEmpty }
 
   /// The tapped button's action, or the cancel button's for a dismissal.
   ///

@@ -295,7 +295,17 @@ package enum AlertValidation {
   ///   - text: The text the field starts with, or the text entered in it.
   ///   - name: What the details call the text, after "the": `text of text field 1`.
   /// - Returns: The repaired text, and the rules it broke, in order.
-  static func checkFieldText(_ text: String, named name: String) -> (String, [Violation]) {
+  static func checkFieldText(
+    _ text: String, named name: @autoclosure () -> String
+  ) -> (String, [Violation]) {
+    // Most text breaks no rule: its UTF-8 length bounds both counts from above, and nothing
+    // about it needs a name.
+    if text.utf8.count <= maximumFieldTextLength,
+      !text.unicodeScalars.contains(where: AlertTextField.isControlCharacter)
+    {
+      return (text, [])
+    }
+    let name = name()
     var violations: [Violation] = []
     let (plain, controlCharacters) = AlertTextField.plainText(text)
     if controlCharacters > 0 {

@@ -134,14 +134,17 @@ extension PresentationHost where Item == AlertData {
   private func tap(
     of button: AlertButton, in alert: AlertData
   ) throws(PresentationError) -> AlertTap {
-    let index = try buttonIndex(of: button, in: alert)
+    guard let index = alert.buttons.firstIndex(where: { $0.id == button.id }) else {
+      throw .invalidAnswer("button \"\(button.title)\"", item: alert.id, title: alert.title)
+    }
+    guard alert.hasTextFields else { return AlertTap(alert.buttons[index], at: index) }
     return AlertTap(alert.buttons[index], at: index, textFields: alert.textFields)
   }
 
   private func tap(
     of button: AlertButton, in alert: AlertData, texts: [String]
   ) throws(PresentationError) -> AlertTap {
-    let index = try buttonIndex(of: button, in: alert)
+    let index = try tap(of: button, in: alert).index
     guard
       let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: issueReporter(for: alert))
     else {
@@ -150,15 +153,6 @@ extension PresentationHost where Item == AlertData {
         title: alert.title)
     }
     return tap
-  }
-
-  private func buttonIndex(
-    of button: AlertButton, in alert: AlertData
-  ) throws(PresentationError) -> Int {
-    guard let index = alert.buttons.firstIndex(where: { $0.id == button.id }) else {
-      throw .invalidAnswer("button \"\(button.title)\"", item: alert.id, title: alert.title)
-    }
-    return index
   }
 }
 

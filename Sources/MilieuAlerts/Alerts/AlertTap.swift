@@ -24,7 +24,11 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   public let role: AlertButton.Role
   /// The alert's text fields, in order, each with the text entered; empty for an alert without
   /// text fields.
-  public let textFields: [AlertTextField]
+  public var textFields: [AlertTextField] { entered ?? [] }
+
+  /// The text fields, `nil` rather than empty for an alert without any: a tap is copied at
+  /// every step of its way through a host, and `nil` copies for free.
+  private let entered: [AlertTextField]?
 
   /// Creates the tap of one of an alert's buttons, without text fields.
   ///
@@ -36,15 +40,20 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   ///   - button: The button.
   ///   - index: Its position among the alert's buttons.
   public init(_ button: AlertButton, at index: Int) {
-    self.init(button, at: index, textFields: [])
+    buttonID = button.id
+    self.index = index
+    title = button.title
+    role = button.role
+    entered = nil
   }
 
+  /// The tap of a button of an alert with text fields, carrying them with their texts.
   init(_ button: AlertButton, at index: Int, textFields: [AlertTextField]) {
     buttonID = button.id
     self.index = index
     title = button.title
     role = button.role
-    self.textFields = textFields
+    entered = textFields.isEmpty ? nil : textFields
   }
 
   /// The text entered in the field with a label, if the alert has one.
@@ -57,6 +66,13 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   /// - Returns: The text, or `nil` when no field has that label.
   public func text(of label: String) -> String? {
     textFields.first { $0.label == label }?.text
+  }
+
+  /// Whether two taps are of the same button, at the same position, with the same fields and
+  /// texts.
+  public static func == (lhs: AlertTap, rhs: AlertTap) -> Bool {
+    lhs.buttonID == rhs.buttonID && lhs.index == rhs.index && lhs.title == rhs.title
+      && lhs.role == rhs.role && lhs.textFields == rhs.textFields
   }
 
   /// `tapped Delete`; with text fields, `tapped Rename, Name: "Groceries"`, a secure field's

@@ -290,7 +290,7 @@ public final class AlertRecorder: Sendable {
       throw .noAlert(request: request, shownSoFar: shownTitles)
     }
     let button = try Self.button(titled: title, in: alert)
-    let texts = state.withLock { $0.typedTexts[alert.id] }
+    let texts = alert.textFields.isEmpty ? nil : state.withLock { $0.typedTexts[alert.id] }
     try await answer(request) { [host] () async throws(PresentationError) in
       if let texts {
         try await host.tapAndWait(button, of: alert, texts: texts)
@@ -527,7 +527,7 @@ public final class AlertRecorder: Sendable {
   /// Marks an alert resolved; an action that waited on it runs again.
   private func markResolved(_ identifier: PresentationID) {
     state.withLock { state in
-      state.typedTexts[identifier] = nil
+      if !state.typedTexts.isEmpty { state.typedTexts[identifier] = nil }
       if let index = state.indices[identifier] {
         state.records[index].isResolved = true
       }
