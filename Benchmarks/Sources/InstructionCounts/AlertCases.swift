@@ -15,6 +15,15 @@ enum AlertCases {
     func withdraw(_: AlertData, from _: AlertHost) {}
   }
 
+  /// Types into an alert's one text field and taps its first button the moment it is presented.
+  struct TypeAndTapFirst: Presenter {
+    func present(_ alert: AlertData, in host: AlertHost) {
+      try? host.tap(alert.buttons[0], of: alert, texts: ["Groceries"])
+    }
+
+    func withdraw(_: AlertData, from _: AlertHost) {}
+  }
+
   /// Shows toasts and leaves them to expire.
   struct LeaveToExpire: Presenter {
     func present(_: Toast, in _: ToastHost) {}
@@ -41,6 +50,11 @@ enum AlertCases {
     title: "Delete 3 notes?", message: "This cannot be undone.",
     buttons: [.destructive("Delete"), .cancel()])
 
+  /// An alert that asks for a name, in one text field.
+  static let rename = AlertData(
+    title: "Rename note", textFields: [AlertTextField("Name", text: "Roadmap")],
+    buttons: [.default("Rename"), .cancel()])
+
   struct NoteService {
     @Environment(\.showAlert) var showAlert
   }
@@ -49,6 +63,37 @@ enum AlertCases {
     CountedCase("alert: present → tap → outcome, through AlertHost") { iterations in
       let host = AlertHost(presenter: TapFirst())
       for _ in 0..<iterations { host.show(alert) { blackHole($0) } }
+    },
+    CountedCase("alert: present → type into a field → tap → outcome, through AlertHost") {
+      iterations in
+      let host = AlertHost(presenter: TypeAndTapFirst())
+      for _ in 0..<iterations { host.show(rename) { blackHole($0) } }
+    },
+    // One alert shown and 8 waiting, throughout: each iteration shows an alert and answers the
+    // one shown, so that the next becomes current.
+    CountedCase("alert: normal priority, enqueued behind 8 waiting, then the shown one answered") {
+      iterations in
+      let host = AlertHost()
+      let alerts = (0..<10).map { AlertData(title: "Alert \($0)") }
+      for alert in alerts.prefix(9) { host.show(alert) }
+      for index in 0..<iterations {
+        host.show(alerts[(index + 9) % 10])
+        try? host.dismiss(alerts[index % 10])
+      }
+    },
+    CountedCase("alert: high priority, enqueued ahead of 8 waiting, then the shown one answered") {
+      iterations in
+      let host = AlertHost()
+      let waiting = (0..<9).map { AlertData(title: "Waiting \($0)") }
+      for alert in waiting { host.show(alert) }
+      let urgent = (0..<2).map { AlertData(title: "Urgent \($0)", priority: .high) }
+      var shown = waiting[0]
+      for index in 0..<iterations {
+        let next = urgent[index % 2]
+        host.show(next)
+        try? host.dismiss(shown)
+        shown = next
+      }
     },
     CountedCase("alert: present → tap, fire and forget, through AlertHost") { iterations in
       let host = AlertHost(presenter: TapFirst())
