@@ -358,11 +358,9 @@ import Testing
     let host = catalogue.installAlertHost()
     let line = #line + 1
     let alert = AlertData(title: "Rename", textFields: [AlertTextField("Name")])
-    host.show(alert)
     let outcomes = Outcomes()
-    host.withdraw(alert.id)
-    host.show(alert) { outcomes.append($0) }
     try catalogue.withCurrent {
+      host.show(alert) { outcomes.append($0) }
       try host.tap(alert.buttons[0], of: alert, texts: ["Ada\u{0}\n"])
     }
     #expect(

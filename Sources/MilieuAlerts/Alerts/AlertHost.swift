@@ -101,8 +101,9 @@ extension PresentationHost where Item == AlertData {
   /// ```
   ///
   /// Entered text that breaks a rule of ``AlertTextField`` — a control character, more than
-  /// 4,096 characters — is repaired and reported through ``issueReporter(for:)`` with the rule
-  /// and the fix.
+  /// 4,096 characters — is repaired and reported with the rule and the fix: through
+  /// ``issueReporter(for:)``, or for a host without a presenter, the current node's
+  /// `issueReporter`.
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
@@ -146,7 +147,10 @@ extension PresentationHost where Item == AlertData {
   ) throws(PresentationError) -> AlertTap {
     let index = try tap(of: button, in: alert).index
     guard
-      let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: issueReporter(for: alert))
+      let tap = alert.tap(
+        ofButtonAt: index, texts: texts,
+        reportingTo: isHeadless
+          ? EnvironmentNode.current[\.issueReporter] : issueReporter(for: alert))
     else {
       throw .invalidAnswer(
         "\(texts.count) text fields (it has \(alert.textFields.count))", item: alert.id,
