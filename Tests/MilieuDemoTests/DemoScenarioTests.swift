@@ -55,20 +55,24 @@ struct DemoScenarioTests {
 
   @Test("burst: three alerts queue; the conflict, of high priority, goes ahead of the warning")
   func burst() throws {
-    let run = try Demo.run(["--scenario", "burst"], input: "1\n2\n1\n")
+    let run = try Demo.run(["--scenario", "burst"], input: "1\n1\n2\n1\n")
     #expect(run.status == 0, "\(run)")
     #expect(
       run.outcomeLines == [
+        "Synced with your other devices: tapped OK",
         "Back up your library?: tapped Back Up Now",
         "\"Roadmap\" changed on another device: tapped Use Theirs",
         "Folder \"Work\" is almost full: tapped OK",
       ])
     // Each alert is drawn only after the previous one's outcome line.
-    let titles = ["Back up your library?", "\"Roadmap\" changed on another device"]
+    let titles = [
+      "Back up your library?", "\"Roadmap\" changed on another device",
+      "Folder \"Work\" is almost full",
+    ]
     for (title, outcome) in zip(titles, run.outcomeLines) {
       let drawn = try #require(run.lines.firstIndex(of: title))
       let reported = try #require(run.lines.firstIndex(of: outcome))
-      #expect(drawn < reported)
+      #expect(reported < drawn)
     }
   }
 
@@ -78,6 +82,7 @@ struct DemoScenarioTests {
     #expect(run.status == 0, "\(run)")
     #expect(
       run.outcomeLines == [
+        "Synced with your other devices: tapped OK",
         "Back up your library?: tapped Later",
         "\"Roadmap\" changed on another device: dismissed",
         "Folder \"Work\" is almost full: tapped OK",

@@ -14,8 +14,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case .retry:
       "the note service fails to sync; Retry tries again asynchronously, 3 attempts at most"
     case .burst:
-      "three services each show an alert at once; they queue, the sync conflict, of high "
-        + "priority, first"
+      "after a sync, three services each show an alert at once; they queue, the conflict, of "
+        + "high priority, first"
     case .toast:
       "three services each show a toast; they queue and expire on the toast host's clock"
     case .sheet:

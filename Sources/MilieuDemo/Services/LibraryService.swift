@@ -28,6 +28,15 @@ struct LibraryService {
     showAlert.showReporting(alert, to: console, completion: completion)
   }
 
+  /// Says the library has synced, and calls `completion` with the outcome once it is answered;
+  /// part of the `burst` scenario.
+  func announceSync(completion: @escaping @Sendable (AlertOutcome) -> Void) {
+    let alert = AlertData(
+      title: "Synced with your other devices",
+      message: "Three services have news at once: their alerts queue, the most urgent first.")
+    showAlert.showReporting(alert, to: console, completion: completion)
+  }
+
   /// Says the library is open; part of the `toast` scenario.
   func toastOpened() {
     showToast("Library opened: 5 notes in 1 folder", style: .info, duration: toastDuration)

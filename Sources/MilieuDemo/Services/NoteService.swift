@@ -52,17 +52,21 @@ actor NoteService {
     return true
   }
 
-  /// Asks which version of the note to keep; part of the `burst` scenario. A conflict cannot
-  /// wait: its high priority puts it ahead of the alerts already waiting. The alert has no
-  /// cancel button, so end of input dismisses it.
-  func askAboutConflict(completion: @escaping @Sendable (AlertOutcome) -> Void) {
+  /// Prepares the question of which version of the note to keep, asked through the note's own
+  /// `showAlert` when the returned function is called; part of the `burst` scenario. A conflict
+  /// cannot wait: its high priority puts it ahead of the alerts already waiting. The alert has
+  /// no cancel button, so end of input dismisses it.
+  func conflictQuestion(
+    completion: @escaping @Sendable (AlertOutcome) -> Void
+  ) -> @Sendable () -> Void {
     let alert = AlertData(
       title: "\"\(title)\" changed on another device",
       message:
         "Keep this device's version, or use the other one? Shown last, with a high priority: "
         + "it goes ahead of the alerts that were waiting.",
       buttons: [.default("Keep Mine"), .default("Use Theirs")], priority: .high)
-    showAlert.showReporting(alert, to: console, completion: completion)
+    let (showAlert, console) = (showAlert, console)
+    return { showAlert.showReporting(alert, to: console, completion: completion) }
   }
 
   /// Says the note was saved; part of the `toast` scenario.

@@ -64,19 +64,28 @@ struct NotesApp {
     }
   }
 
-  /// Three services, at three depths, each show an alert at once. The host presents the
-  /// first and queues the others, the conflict of high priority ahead of the warning; each
-  /// outcome line is written as its alert resolves.
+  /// The library syncs and says so; once that is answered, three services at three depths
+  /// each show an alert at once. The host presents the first and queues the others, the
+  /// conflict, of high priority, ahead of the warning that came before it; each outcome line
+  /// is written as its alert resolves.
   private func runBurst() async {
     let (outcomes, collector) = AsyncStream.makeStream(of: AlertOutcome.self)
     let yield: @Sendable (AlertOutcome) -> Void = { collector.yield($0) }
-    library.remindAboutBackup(completion: yield)
-    library.work.warnAboutSpace(completion: yield)
-    await library.work.roadmap.askAboutConflict(completion: yield)
+    // The note is an actor: its question is made here, to be asked with the others.
+    let askAboutConflict = await library.work.roadmap.conflictQuestion(completion: yield)
+    let library = library
+    library.announceSync { outcome in
+      yield(outcome)
+      // Shown from the answer's completion, which runs inside the answer: the terminal draws
+      // none of the three before all three are queued, whoever answers how fast.
+      library.remindAboutBackup(completion: yield)
+      library.work.warnAboutSpace(completion: yield)
+      askAboutConflict()
+    }
     var resolved = 0
     for await _ in outcomes {
       resolved += 1
-      if resolved == 3 { break }
+      if resolved == 4 { break }
     }
   }
 
