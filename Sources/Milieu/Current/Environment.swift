@@ -53,15 +53,24 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    // Inlinable, so that the reader's type is specialized in the caller, and so that the key
-    // path written at the call site becomes a direct call to its getter inside the closure
-    // rather than being applied through the runtime. The optimizer does that only for a closure
-    // handed to a single call, hence one `init` on a chosen class rather than one per class,
-    // and no other use of the key path here.
+    self.init { values, _ in values[keyPath: keyPath] }
+  }
+
+  /// The one path every wrapper is made by, whatever its value: binds to the node
+  /// ``EnvironmentNode/nodeForWrapper()`` chooses and reads through `project`, which gets the
+  /// node's values and the node.
+  ///
+  /// Inlinable, so that the reader's type is specialized in the caller, and so that the key
+  /// path written at the call site becomes a direct call to its getter inside the closure
+  /// rather than being applied through the runtime. The optimizer does that only for a closure
+  /// handed to a single call, hence one `init` on a chosen class rather than one per class,
+  /// and no other use of the key path here.
+  @inlinable
+  init(project: @escaping @Sendable (EnvironmentValues, EnvironmentNode) -> Value) {
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: .nodeForWrapper()) { $0[keyPath: keyPath] }
+    reader = kind.init(node: .nodeForWrapper(), project: project)
   }
 
   /// The value as the bound node sees it now.
@@ -100,8 +109,9 @@ public struct Environment<Value: Sendable>: Sendable {
 @usableFromInline
 class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @usableFromInline final let node: EnvironmentNode
-  /// Reads the value out of the node's values: the wrapper's key path, applied.
-  @usableFromInline final let project: @Sendable (EnvironmentValues) -> Value
+  /// Reads the value out of the node's values, given the node: the wrapper's key path, applied,
+  /// and for an ``EnvironmentBindable`` value bound to the node.
+  @usableFromInline final let project: @Sendable (EnvironmentValues, EnvironmentNode) -> Value
   /// Serializes refreshes; for a ``ValueEnvironmentReader``, guards its cache too.
   @usableFromInline final let cacheLock = SpinLock()
 
@@ -112,7 +122,8 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
 
   @usableFromInline
   required init(
-    node: EnvironmentNode, project: @escaping @Sendable (EnvironmentValues) -> Value
+    node: EnvironmentNode,
+    project: @escaping @Sendable (EnvironmentValues, EnvironmentNode) -> Value
   ) {
     self.node = node
     self.project = project
@@ -143,7 +154,7 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
     let freshReads = Derivation.freshReadCount
-    let fresh = project(node.values)
+    let fresh = project(node.values, node)
     // A value built anew on every read is not kept. The count is process-wide: a read of one
     // elsewhere meanwhile costs this wrapper one more refresh, nothing else.
     guard Derivation.freshReadCount == freshReads else { return fresh }
