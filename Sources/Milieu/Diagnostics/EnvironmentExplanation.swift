@@ -37,8 +37,11 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
       public let name: String
       /// The value, described.
       public let value: String
-      /// Where it comes from.
+      /// Where it comes from: a node that sets it, its default, or, for an input that is
+      /// itself derived, its derivation.
       public let source: Source
+      /// For a derived input, the names of the values it was built from; empty otherwise.
+      public let derivedFrom: [String]
     }
 
     /// The values the build read, in the order it first read them, the inputs of derived
@@ -104,10 +107,15 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
         sentence += "derived (\(lifetime)) from \(names)"
         sentence += key.derivation.map { "; \($0.kept)." } ?? "."
         for input in inputs {
-          sentence +=
-            input.source == .defaultValue
-            ? "\n  \(input.name): the default."
-            : "\n  \(input.name) is \(input.value), \(input.source)."
+          switch input.source {
+          case .defaultValue:
+            sentence += "\n  \(input.name): the default."
+          case .derived:
+            let from = input.derivedFrom.isEmpty ? "nothing" : Self.list(input.derivedFrom)
+            sentence += "\n  \(input.name) is \(input.value), \(input.source) from \(from)."
+          case .override:
+            sentence += "\n  \(input.name) is \(input.value), \(input.source)."
+          }
         }
       }
       return sentence
@@ -144,7 +152,8 @@ extension EnvironmentNode {
         let inputs = recorded.reads[(index + 1)...].prefix { $0.isInput }
         let cell = recorded.directCells.first { $0.derivation === derived }
         if candidates.isEmpty {
-          derivation = explain(derived, cell: cell, inputs: Array(inputs), in: values)
+          derivation = explain(
+            derived, cell: cell, inputs: Array(inputs), cells: recorded.cells, in: values)
         }
         let built = cell?.anyValue.map(Self.describe) ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
@@ -178,14 +187,25 @@ extension EnvironmentNode {
   /// What a derived value read and where it is kept.
   private func explain(
     _ derivation: Derivation, cell: DerivedCell?, inputs: [AccessRecorder.Read],
-    in values: EnvironmentValues
+    cells: [DerivedCell], in values: EnvironmentValues
   ) -> EnvironmentExplanation.Derivation {
     var seen = Set<ObjectIdentifier>()
     let described = inputs.filter { seen.insert($0.identifier).inserted }.map { read in
-      EnvironmentExplanation.Derivation.Input(
+      if read.slot == nil, let derived = read.derivation {
+        // An input that is itself derived, which no node sets: its own build's value.
+        let built = cells.first { $0.derivation === derived }
+        var names = Set<ObjectIdentifier>()
+        return EnvironmentExplanation.Derivation.Input(
+          name: read.name.description,
+          value: built?.anyValue.map(Self.describe) ?? "built anew on every read",
+          source: .derived(derived.lifetime),
+          derivedFrom: (built?.inputs ?? []).filter { names.insert($0.identifier).inserted }
+            .map(\.name.description))
+      }
+      return EnvironmentExplanation.Derivation.Input(
         name: read.name.description,
         value: read.slot.map { Self.describe($0.anyValue) } ?? "the default",
-        source: read.slot?.origin.map { .override($0) } ?? .defaultValue)
+        source: read.slot?.origin.map { .override($0) } ?? .defaultValue, derivedFrom: [])
     }
     let anchor = inputs.first { read in
       read.slot.map(ObjectIdentifier.init) == cell?.anchor && cell?.anchor != nil

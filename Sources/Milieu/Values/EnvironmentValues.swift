@@ -265,7 +265,7 @@ final class AccessRecorder: @unchecked Sendable {
     let reads = inputs.map {
       Read(
         identifier: $0.identifier, name: $0.name, slot: values.slot(for: $0.identifier),
-        isInput: true)
+        isInput: true, derivation: $0.derivation)
     }
     withLock { state in
       state.reads += reads
