@@ -52,7 +52,10 @@ struct BadInputTests {
   }
 
   @Test(arguments: [
-    (#"{"title": "   "}"#, "a note's title must not be empty"),
+    (
+      #"{"title": "   "}"#,
+      "a note's title must not be empty: spaces and invisible characters do not count"
+    ),
     (
       #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
       "a note's title has at most 200 characters, not 201"

@@ -49,7 +49,9 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     case let error as any HTTPResponseError:
       return APIError(status: error.status, message: message(for: error.status, request: request))
     default:
-      context.logger.error("request failed: \(String(reflecting: error))")
+      // An error may quote what the client sent.
+      context.logger.error(
+        "request failed: \(ClientText.forLog(String(reflecting: error), quoted: false))")
       return APIError(
         status: .internalServerError,
         message: "internal error; the server's log has it under request id \(context.id)")
