@@ -34,6 +34,8 @@ let package = Package(
       dependencies: [
         .product(name: "Milieu", package: "Milieu"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        // For the HTTP/1 server's configuration, its idle timeout.
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]

@@ -54,10 +54,7 @@ public enum HandWiredApplication {
   /// - Returns: The application, ready to run or to test.
   public static func make(services: HandWiredAppServices) -> some ApplicationProtocol {
     Application(
-      router: makeRouter(services: services),
-      configuration: ApplicationConfiguration(
-        address: .hostname(services.configuration.host, port: services.configuration.port),
-        serverName: "NotesServer"),
-      logger: services.logger)
+      router: makeRouter(services: services), server: services.configuration.httpServer,
+      configuration: services.configuration.applicationConfiguration, logger: services.logger)
   }
 }

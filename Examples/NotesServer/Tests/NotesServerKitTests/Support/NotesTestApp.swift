@@ -115,3 +115,29 @@ extension TestResponse {
     try json(APIError.Body.self).error
   }
 }
+
+/// Runs a test against a fresh notes app listening on a port of 127.0.0.1, through the raw
+/// connections the test makes.
+///
+/// - Parameters:
+///   - configuration: The app's configuration; its port is replaced by a free one.
+///   - body: The test, given the port.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws, or what starting the app throws.
+func withLiveNotesApp<Result: Sendable>(
+  configuration: NotesConfiguration = NotesConfiguration(),
+  _ body: @Sendable (Int) async throws -> Result
+) async throws -> Result {
+  var configuration = configuration
+  configuration.port = 0
+  var logger = Logger(label: "NotesServerTests.live")
+  logger.logLevel = .error
+  return try await withTestEnvironment(
+    .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, NotesStore())
+  ) {
+    try await NotesApplication.make().test(.live) { client in
+      guard let port = client.port else { throw RawConnection.Failure(description: "no port") }
+      return try await body(port)
+    }
+  }
+}
