@@ -60,6 +60,10 @@ struct BadInputTests {
       #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
       "a note's title has at most 200 characters, not 201"
     ),
+    (
+      #"{"title": "a\#(String(repeating: "\u{301}", count: 4_000))"}"#,
+      "a note's title has at most 1000 Unicode scalars (each accent or joiner counts), not 4001"
+    ),
   ])
   func aDraftThatBreaksARuleIsUnprocessable(body: String, message: String) async throws {
     try await withNotesApp { client, app in
@@ -95,12 +99,66 @@ struct BadInputTests {
     }
   }
 
-  @Test(arguments: ["abc", "0", "-3", "1.5"])
-  func aNoteIDThatIsNotAPositiveIntegerIsABadRequest(id: String) async throws {
+  @Test func aTitleOfTwoHundredAccentedCharactersIsAccepted() async throws {
+    try await withNotesApp { client, app in
+      let title = String(repeating: "e\u{301}", count: 200)
+      let response = try await client.create(NoteDraft(title: title), as: "alice")
+      #expect(response.status == .created)
+      #expect(app.store.count == 1)
+    }
+  }
+
+  @Test(arguments: ["abc", "0", "-3", "1.5", "+1", "01", "%2B1", "1%20", "%3"])
+  func aNoteIDNotWrittenAsTheServerWritesItIsABadRequest(id: String) async throws {
     try await withNotesApp { client, _ in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let response = try await client.send(.delete, "/notes/\(id)", as: "alice")
       #expect(response.status == .badRequest)
-      #expect(try response.apiError().message == "a note id is a positive integer, not '\(id)'")
+      #expect(
+        try response.apiError().message
+          == "a note id is a positive number in decimal digits, with no sign or leading zero,"
+          + " such as 42; not '\(id)'")
+    }
+  }
+
+  @Test func aNoteIDPastTheLargestIntegerSaysTheLimit() async throws {
+    try await withNotesApp { client, _ in
+      let response = try await client.send(.delete, "/notes/99999999999999999999", as: "alice")
+      #expect(response.status == .badRequest)
+      #expect(
+        try response.apiError().message
+          == "a note id is at most 9223372036854775807, not '99999999999999999999'")
+    }
+  }
+
+  @Test func aPercentEncodedNoteIDIsTheIDItEncodes() async throws {
+    try await withNotesApp { client, app in
+      let note = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Old"}"#)
+        .json(Note.self)
+      #expect(note.id == 1)
+      let response = try await client.send(.delete, "/notes/%31", as: "alice")
+      #expect(response.status == .noContent)
+      #expect(app.store.count == 0)
+    }
+  }
+
+  @Test func headAnswersAsGetDoesWithoutABody() async throws {
+    try await withNotesApp { client, _ in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Standup"}"#)
+      let get = try await client.send(.get, "/notes", as: "alice")
+      let head = try await client.send(.head, "/notes", as: "alice")
+      #expect(head.status == .ok)
+      #expect(head.body.readableBytes == 0)
+      #expect(head.headers[.contentLength] == get.headers[.contentLength])
+      #expect(try await client.send(.head, "/me", as: "alice").status == .ok)
+
+      for (path, user, status) in [
+        ("/notes", nil, HTTPResponse.Status.unauthorized), ("/nope", "alice", .notFound),
+      ] {
+        let refused = try await client.send(.head, path, as: user)
+        #expect(refused.status == status)
+        #expect(refused.body.readableBytes == 0)
+      }
     }
   }
 

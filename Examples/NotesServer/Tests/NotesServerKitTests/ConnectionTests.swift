@@ -35,4 +35,27 @@ struct ConnectionTests {
       #expect(received.last?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
     }
   }
+
+  /// Hummingbird's HTTP/1 layer refuses these before any router or middleware sees them, so
+  /// their answer cannot be the app's JSON: the example's README says so.
+  @Test(arguments: [
+    "X-Big: \(String(repeating: "a", count: 80 * 1_024))\r\n",
+    "X-Note: nul\u{0}inside\r\n",
+    "Content-Length: 2\r\nContent-Length: 3\r\n",
+  ])
+  func aRequestTheHTTPLayerCannotParseGetsABare400AndIsClosed(header: String) async throws {
+    try await withLiveNotesApp { port in
+      let connection = try RawConnection(port: port)
+      try connection.send(
+        "POST /notes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-User: alice\r\n\(header)\r\n{}")
+      let (received, stillOpen) = await RawConnection.waitUntilClosed(
+        [connection], within: .seconds(10))
+      #expect(stillOpen == 0)
+      let response = try #require(received.first)
+      #expect(response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "answered: \(response)")
+      #expect(response.lowercased().contains("\r\nconnection: close\r\n"))
+      #expect(response.lowercased().contains("\r\ncontent-length: 0\r\n"))
+      #expect(response.hasSuffix("\r\n\r\n"), "a body followed the head: \(response)")
+    }
+  }
 }

@@ -23,7 +23,8 @@ public enum NotesApplication {
   ///
   /// - Returns: The router, bound to the current node.
   public static func makeRouter() -> Router<NotesRequestContext> {
-    let router = Router(context: NotesRequestContext.self)
+    // HEAD answers as GET does, without the body.
+    let router = Router(context: NotesRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: JSONErrorMiddleware())
     router.add(middleware: RequestEnvironmentMiddleware())
     NotesRoutes.addRoutes(to: router)

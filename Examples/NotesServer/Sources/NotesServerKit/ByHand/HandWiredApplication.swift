@@ -13,7 +13,7 @@ public enum HandWiredApplication {
   /// - Parameter services: What every request shares.
   /// - Returns: The router.
   public static func makeRouter(services: HandWiredAppServices) -> Router<HandWiredRequestContext> {
-    let router = Router(context: HandWiredRequestContext.self)
+    let router = Router(context: HandWiredRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: JSONErrorMiddleware())
     router.add(middleware: HandWiringMiddleware(app: services))
     // Built once, as Milieu's server builds its derived `notesService` once per app node.

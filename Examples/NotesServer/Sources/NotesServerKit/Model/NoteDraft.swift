@@ -2,9 +2,12 @@
 public struct NoteDraft: Sendable, Hashable, Codable {
   /// The longest title accepted, in characters.
   public static let maximumTitleLength = 200
+  /// The most Unicode scalars a title may hold: a character can be heaped with any number of
+  /// combining marks, and this bounds what the character limit does not.
+  public static let maximumTitleScalars = 1_000
 
-  /// The note's title: one line of plain text, 1 to ``maximumTitleLength`` characters, with
-  /// something visible in it.
+  /// The note's title: one line of plain text, 1 to ``maximumTitleLength`` characters (and at
+  /// most ``maximumTitleScalars`` Unicode scalars), with something visible in it.
   public var title: String
   /// The note's text; may be empty.
   public var text: String
@@ -52,6 +55,12 @@ public struct NoteDraft: Sendable, Hashable, Codable {
       throw .unprocessableContent(
         "a note's title is one line of plain text, without control characters such as line"
           + " breaks, tabs, escapes or bidi controls: it holds \(ClientText.codePoint(control))")
+    }
+    let scalarCount = scalars.count
+    if scalarCount > Self.maximumTitleScalars {
+      throw .unprocessableContent(
+        "a note's title has at most \(Self.maximumTitleScalars) Unicode scalars (each accent or"
+          + " joiner counts), not \(scalarCount)")
     }
     let count = title.count
     if count > Self.maximumTitleLength {
