@@ -17,7 +17,9 @@ import Milieu
 /// runs after the middleware has returned and outside its `withCurrent`, sees the root as
 /// `EnvironmentNode.current`; it should capture what it needs of the request (the service and
 /// the caller) before the handler returns.
-/// A request whose user header is missing or malformed gets a 401 and no node at all.
+/// A request whose user header is missing or malformed gets a 401 and no node at all; the
+/// header is checked before the route is, so a client without a user learns nothing of which
+/// routes exist.
 ///
 /// ```swift
 /// let router = app.withCurrent {
@@ -57,7 +59,7 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
     next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     let user = try AuthenticatedUser(
-      headerValue: request.headers[userHeader], headerName: userHeaderName)
+      headerValues: request.headers[values: userHeader], headerName: userHeaderName)
     let requestID = context.id
     var logger = self.logger
     logger[metadataKey: "request.id"] = .string(requestID)
