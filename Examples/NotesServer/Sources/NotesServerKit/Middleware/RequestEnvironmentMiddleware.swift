@@ -22,23 +22,26 @@ import Milieu
 /// routes exist.
 ///
 /// ```swift
-/// let router = app.withCurrent {
-///   let router = Router()
-///   router.add(middleware: RequestEnvironmentMiddleware())  // binds to `app`
-///   return router
-/// }
+/// let router = Router()
+/// router.add(middleware: RequestEnvironmentMiddleware(app: app))
 /// ```
 public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddleware {
-  /// The node each request's node is a child of: the one current when the middleware is made.
-  private let app = EnvironmentNode.current
-  @Milieu.Environment(\.logger) private var logger
+  /// The node each request's node is a child of.
+  private let app: EnvironmentNode
+  /// The app's logger, read at each request, so that a logger the app node is given later
+  /// reaches the requests after it.
+  private let logger: Milieu.Environment<Logger>
   private let userHeader: HTTPField.Name
   private let userHeaderName: String
 
-  /// Creates the middleware under the current node, which becomes every request's parent.
+  /// Creates the middleware under an app node, which becomes every request's parent.
   ///
-  /// It reads the user header's name from the configuration once, here.
-  public init() {
+  /// It reads the user header's name from the app's configuration once, here.
+  ///
+  /// - Parameter app: The app node; the current node unless given.
+  public init(app: EnvironmentNode = .current) {
+    self.app = app
+    logger = app.withCurrent { Milieu.Environment(\.logger) }
     userHeaderName = app[\.configuration].userHeaderName
     guard let userHeader = HTTPField.Name(userHeaderName) else {
       preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
@@ -61,7 +64,7 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
     let user = try AuthenticatedUser(
       headerValues: request.headers[values: userHeader], headerName: userHeaderName)
     let requestID = context.id
-    var logger = self.logger
+    var logger = self.logger.wrappedValue
     logger[metadataKey: "request.id"] = .string(requestID)
     logger[metadataKey: "user"] = .string(user.name)
     // A constant name: the id is among the node's values, which tree dumps show, and a name
