@@ -53,24 +53,25 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    self.init { values, _ in values[keyPath: keyPath] }
+    // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
+    // key path written at the call site into a direct call to its getter, rather than apply it
+    // through the runtime (about 800 instructions a read). Hence no `init` in between.
+    let (kind, node) = Self.readerAndNode()
+    reader = kind.init(node: node) { values, _ in values[keyPath: keyPath] }
   }
 
-  /// The one path every wrapper is made by, whatever its value: binds to the node
-  /// ``EnvironmentNode/nodeForWrapper()`` chooses and reads through `project`, which gets the
-  /// node's values and the node.
+  /// What every wrapper's `init` starts from, whatever its value: the reader class for the value
+  /// (see ``EnvironmentReader``), and the node the wrapper binds to, which
+  /// ``EnvironmentNode/nodeForWrapper()`` chooses. The one place that decides where a wrapper
+  /// reads from.
   ///
-  /// Inlinable, so that the reader's type is specialized in the caller, and so that the key
-  /// path written at the call site becomes a direct call to its getter inside the closure
-  /// rather than being applied through the runtime. The optimizer does that only for a closure
-  /// handed to a single call, hence one `init` on a chosen class rather than one per class,
-  /// and no other use of the key path here.
+  /// Inlinable, so that the reader's type is specialized in the caller.
   @inlinable
-  init(project: @escaping @Sendable (EnvironmentValues, EnvironmentNode) -> Value) {
+  static func readerAndNode() -> (EnvironmentReader<Value>.Type, EnvironmentNode) {
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: .nodeForWrapper(), project: project)
+    return (kind, .nodeForWrapper())
   }
 
   /// The value as the bound node sees it now.
@@ -153,11 +154,11 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// that calls it stays small.
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
-    let freshReads = Derivation.freshReadCount
+    let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
     let fresh = project(node.values, node)
     // A value built anew on every read is not kept. The count is process-wide: a read of one
     // elsewhere meanwhile costs this wrapper one more refresh, nothing else.
-    guard Derivation.freshReadCount == freshReads else { return fresh }
+    guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
     cacheLock.lock()
     if Self.isWord {
       let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)

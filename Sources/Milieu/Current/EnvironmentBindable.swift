@@ -37,6 +37,7 @@ extension Environment where Value: EnvironmentBindable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    self.init { values, node in values[keyPath: keyPath].bound(to: node) }
+    let (kind, node) = Self.readerAndNode()
+    reader = kind.init(node: node) { values, node in values[keyPath: keyPath].bound(to: node) }
   }
 }

@@ -141,19 +141,18 @@ extension EnvironmentNode {
   public func explain<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> EnvironmentExplanation
   {
     let values = self.values
-    let recorded = Self.record(keyPath, in: values).recorded
-    var seen = Set<ObjectIdentifier>()
+    let (_, reads, attachments) = Self.record(keyPath, in: values)
+    let cells = attachments.compactMap { $0 as? DerivedCell }
     var keys: [EnvironmentExplanation.Key] = []
-    for (index, read) in recorded.reads.enumerated()
-    where !read.isInput && seen.insert(read.identifier).inserted {
+    for (index, read) in reads.enumerated() where !read.isInput {
       var candidates = overrides(of: read.identifier)
       var derivation: EnvironmentExplanation.Derivation?
-      if let derived = read.derivation {
-        let inputs = recorded.reads[(index + 1)...].prefix { $0.isInput }
-        let cell = recorded.directCells.first { $0.derivation === derived }
+      if let derived = read.detail as? Derivation {
+        let cell = cells.first { $0.derivation === derived }
         if candidates.isEmpty {
-          derivation = explain(
-            derived, cell: cell, inputs: Array(inputs), cells: recorded.cells, in: values)
+          // A kept value knows its inputs; one built anew for this read, only this read does.
+          let inputs = cell?.inputs ?? Array(reads[(index + 1)...].prefix { $0.isInput })
+          derivation = explain(derived, cell: cell, inputs: inputs, in: values)
         }
         let built = cell?.anyValue.map(Self.describe) ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
@@ -186,36 +185,35 @@ extension EnvironmentNode {
 
   /// What a derived value read and where it is kept.
   private func explain(
-    _ derivation: Derivation, cell: DerivedCell?, inputs: [AccessRecorder.Read],
-    cells: [DerivedCell], in values: EnvironmentValues
+    _ derivation: Derivation, cell: DerivedCell?, inputs: [ReadRecorder.Read],
+    in values: EnvironmentValues
   ) -> EnvironmentExplanation.Derivation {
-    var seen = Set<ObjectIdentifier>()
-    let described = inputs.filter { seen.insert($0.identifier).inserted }.map { read in
-      if read.slot == nil, let derived = read.derivation {
+    let described = inputs.map { read in
+      let slot = values.slot(for: read.identifier)
+      if slot == nil, let derived = read.detail as? Derivation {
         // An input that is itself derived, which no node sets: its own build's value.
-        let built = cells.first { $0.derivation === derived }
-        var names = Set<ObjectIdentifier>()
+        let built = cell?.dependencies.first { $0.derivation === derived }
         return EnvironmentExplanation.Derivation.Input(
           name: read.name.description,
           value: built?.anyValue.map(Self.describe) ?? "built anew on every read",
           source: .derived(derived.lifetime),
-          derivedFrom: (built?.inputs ?? []).filter { names.insert($0.identifier).inserted }
-            .map(\.name.description))
+          derivedFrom: (built?.inputs ?? []).map(\.name.description))
       }
       return EnvironmentExplanation.Derivation.Input(
         name: read.name.description,
-        value: read.slot.map { Self.describe($0.anyValue) } ?? "the default",
-        source: read.slot?.origin.map { .override($0) } ?? .defaultValue, derivedFrom: [])
+        value: slot.map { Self.describe($0.anyValue) } ?? "the default",
+        source: slot?.origin.map { .override($0) } ?? .defaultValue, derivedFrom: [])
     }
     let anchor = inputs.first { read in
-      read.slot.map(ObjectIdentifier.init) == cell?.anchor && cell?.anchor != nil
+      cell?.anchor != nil
+        && values.slot(for: read.identifier).map(ObjectIdentifier.init) == cell?.anchor
     }
     let kept: String
     switch derivation.lifetime {
     case .newOnEveryRead: kept = "built anew on every read, never kept"
     case .onePerProcess: kept = "kept for the process, built where it was first read"
     case .onePerInputs:
-      if let anchor, let origin = anchor.slot?.origin {
+      if let anchor, let origin = values.slot(for: anchor.identifier)?.origin {
         kept =
           "kept with \(anchor.name), set on \(origin), for every node that sees the same inputs"
       } else if cell?.anchor == nil, cell != nil {

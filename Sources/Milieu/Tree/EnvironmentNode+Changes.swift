@@ -92,8 +92,8 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
         state.withLock { $0.isReading = false }
         return finish()
       }
-      let (value, recorded) = EnvironmentNode.record(keyPath, in: node.values)
-      let sources = recorded.reads.map { SlotReference($0.slot) }
+      let (value, reads, _) = EnvironmentNode.record(keyPath, in: node.values)
+      let sources = reads.map { SlotReference($0.slot) }
       let changed = state.withLock { state in
         if let last = state.lastSources,
           last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) })
