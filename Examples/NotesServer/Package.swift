@@ -8,11 +8,14 @@ import PackageDescription
 //
 //     swift run NotesServer --port 8080     # the server, Milieu's per-request nodes
 //     swift run NotesServerByHand           # the same server, services passed by hand
+//     swift run NotesServerWithDependencies # the same server, with swift-dependencies
 //     swift test                            # the tests
-//     ./load.sh                             # both servers under wrk, side by side
+//     ./load.sh                             # the three servers under wrk, side by side
 //
-// `NotesServerKit` holds both variants; each executable is only its `main`, so the two builds
-// differ in nothing but how a request reaches its services.
+// `NotesServerKit` holds Milieu's variant and the by-hand one, and everything the three share;
+// `NotesServerWithDependenciesKit` holds only what the swift-dependencies variant does its own
+// way, so that the other two builds link nothing of swift-dependencies. Each executable is only
+// its `main`: the builds differ in nothing but how a request reaches its services.
 
 let package = Package(
   name: "NotesServer",
@@ -27,6 +30,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     // Hummingbird's own dependency, named for `HTTPField.Name`, which it does not re-export.
     .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+    // For the third variant. No traits: they would add the Clocks and CombineSchedulers packages
+    // and Foundation's dependency values, which nothing here reads. Only the `Dependencies`
+    // product is used: the macros would compile swift-syntax.
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1", traits: []),
   ],
   targets: [
     .target(
@@ -34,16 +41,37 @@ let package = Package(
       dependencies: [
         .product(name: "Milieu", package: "Milieu"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        // For the HTTP/1 server's configuration, its idle timeout.
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
+    .target(
+      name: "NotesServerWithDependenciesKit",
+      dependencies: [
+        "NotesServerKit",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]
     ),
     .executableTarget(name: "NotesServer", dependencies: ["NotesServerKit"]),
     .executableTarget(name: "NotesServerByHand", dependencies: ["NotesServerKit"]),
+    .executableTarget(
+      name: "NotesServerWithDependencies",
+      dependencies: [
+        "NotesServerKit", "NotesServerWithDependenciesKit",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
+    ),
     .testTarget(
       name: "NotesServerKitTests",
       dependencies: [
         "NotesServerKit",
+        "NotesServerWithDependenciesKit",
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "Milieu", package: "Milieu"),
         .product(name: "MilieuTesting", package: "Milieu"),
         .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
-# Puts both variants of NotesServer under the same load and prints their requests per second and
-# 99th-percentile latency side by side, with Milieu's cost as a ratio:
+# Puts the three variants of NotesServer under the same load and prints their requests per
+# second, 99th-percentile latency and server CPU per request side by side, with the cost of
+# Milieu and of swift-dependencies as ratios against passing by hand:
 #
 #   ./load.sh                                  # from Examples/NotesServer
 #   LOAD_SECONDS=10 LOAD_ROUNDS=6 ./load.sh
 #   LOAD_AA=1 ./load.sh                        # the by-hand server against itself
 #
-# The variants are the same server built twice: `NotesServer` gives each request a child node of
-# the app's (Milieu); `NotesServerByHand` passes the services in the request context instead.
+# The variants are the same server built three times: `NotesServer` gives each request a child
+# node of the app's (Milieu); `NotesServerWithDependencies` runs each request in a
+# `withDependencies` scope (swift-dependencies); `NotesServerByHand` passes the services in the
+# request context.
 #
-# Each round starts both servers afresh on two ports, seeds and warms them up, then runs wrk for
-# LOAD_SECONDS against a read route (GET /notes, 20 notes) and a write route (POST /notes) of
-# each, the two variants back to back on each route, the first of the pair alternating from
-# round to round. The machine is shared, so a sample says little alone: every sample is printed,
-# and the table gives the median of each variant and the median of the per-round ratios, each
-# ratio taken between two samples seconds apart. Besides wrk's requests per second and 99th
-# percentile, it reports the server's CPU time per request (user + system, from /proc), which
-# other processes on the machine disturb far less than they disturb throughput.
+# Each round starts the three servers afresh on three ports, seeds and warms them up, then runs
+# wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes) and a write route
+# (POST /notes) of each, the three variants back to back on each route, the first of them
+# rotating from round to round. The machine is shared, so a sample says little alone: every
+# sample is printed, and the table gives the median of each variant and the median of the
+# per-round ratios, each ratio taken between two samples seconds apart. Besides wrk's requests
+# per second and 99th percentile, it reports the server's CPU time per request (user + system,
+# from /proc), which other processes on the machine disturb far less than they disturb
+# throughput.
 #
-# LOAD_AA=1 runs the by-hand server in both places, Milieu's included: an A/A run, whose ratios
-# differ from 1 only by the noise of the machine, which is the floor below which an A/B ratio
-# says nothing.
+# LOAD_AA=1 runs the by-hand server in all three places: an A/A run, whose ratios differ from 1
+# only by the noise of the machine, which is the floor below which an A/B ratio says nothing.
 #
 # Traffic goes to 127.0.0.1 only. wrk and curl come from Debian's packages, installed here if
 # missing (we run as root). The servers are always stopped, whatever happens, by the EXIT trap.
@@ -32,13 +35,17 @@ readonly seconds=${LOAD_SECONDS:-5}
 readonly rounds=${LOAD_ROUNDS:-4}
 readonly connections=${LOAD_CONNECTIONS:-16}
 readonly warmup_seconds=1
-readonly milieu_port=${LOAD_PORT:-18480}
-readonly byhand_port=$((milieu_port + 1))
-milieu_executable=NotesServer
+readonly first_port=${LOAD_PORT:-18480}
+# The variants, in the order of the table, with the executable and port of each.
+readonly variants=(milieu dependencies byhand)
+declare -A executable=([milieu]=NotesServer [dependencies]=NotesServerWithDependencies
+  [byhand]=NotesServerByHand)
+declare -A port=([milieu]=$first_port [dependencies]=$((first_port + 1))
+  [byhand]=$((first_port + 2)))
 if [[ "${LOAD_AA:-0}" == 1 ]]; then
-  milieu_executable=NotesServerByHand
+  executable[milieu]=NotesServerByHand
+  executable[dependencies]=NotesServerByHand
 fi
-readonly milieu_executable
 
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
@@ -47,9 +54,10 @@ if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   apt-get install -y --no-install-recommends wrk curl
 fi
 
-echo "==> building both variants (release)"
-swift build -c release --product NotesServer
-swift build -c release --product NotesServerByHand
+echo "==> building the three variants (release)"
+for variant in "${variants[@]}"; do
+  swift build -c release --product "${executable[$variant]}"
+done
 bin_path=$(swift build -c release --show-bin-path)
 
 work=$(mktemp -d)
@@ -154,29 +162,31 @@ measure() {
     echo "$errors" >&2
     return 1
   fi
-  printf '    %-8s %-12s %10s req/s   p99 %8s ms   server CPU %6s µs/request\n' \
+  printf '    %-12s %-12s %10s req/s   p99 %8s ms   server CPU %6s µs/request\n' \
     "$variant" "$route" "$rps" "$(to_ms "$p99")" "$cpu"
   echo "$round $variant ${route// /_} $rps $(to_ms "$p99") $cpu" >>"$work/samples"
 }
 
-if [[ "$milieu_executable" != NotesServer ]]; then
-  echo "==> A/A run: $milieu_executable stands in for Milieu's server"
+if [[ "${LOAD_AA:-0}" == 1 ]]; then
+  echo "==> A/A run: NotesServerByHand stands in for Milieu's server and swift-dependencies'"
 fi
 echo "==> $rounds rounds of ${seconds} s per route and variant, after a ${warmup_seconds} s warm-up"
 echo "    wrk -t1 -c$connections on 127.0.0.1; $(nproc) cores," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
 for round in $(seq "$rounds"); do
   echo "  round $round"
-  start_server milieu "$milieu_executable" "$milieu_port"
-  start_server byhand NotesServerByHand "$byhand_port"
+  for variant in "${variants[@]}"; do
+    start_server "$variant" "${executable[$variant]}" "${port[$variant]}"
+  done
+  # The variants in turn, the first of them rotating from round to round.
+  order=()
+  for offset in 0 1 2; do
+    order+=("${variants[$(((round - 1 + offset) % 3))]}")
+  done
   for route in "GET /notes" "POST /notes"; do
-    if ((round % 2 == 1)); then
-      measure "$round" milieu "$route" "$milieu_port"
-      measure "$round" byhand "$route" "$byhand_port"
-    else
-      measure "$round" byhand "$route" "$byhand_port"
-      measure "$round" milieu "$route" "$milieu_port"
-    fi
+    for variant in "${order[@]}"; do
+      measure "$round" "$variant" "$route" "${port[$variant]}"
+    done
   done
   stop_servers
 done
@@ -196,31 +206,45 @@ column() {
     '$2 == variant && $3 == route { print $field }' "$work/samples"
 }
 
-# ratios ROUTE FIELD: Milieu's sample over the by-hand one, round by round.
+# ratios ROUTE FIELD VARIANT OTHER: VARIANT's sample over OTHER's, round by round.
 ratios() {
-  awk -v route="$1" -v field="$2" '
+  awk -v route="$1" -v field="$2" -v variant="$3" -v other="$4" '
     $3 == route { value[$1, $2] = $field; rounds[$1] = 1 }
-    END { for (r in rounds) printf "%.4f\n", value[r, "milieu"] / value[r, "byhand"] }
+    END { for (r in rounds) printf "%.4f\n", value[r, variant] / value[r, other] }
   ' "$work/samples"
+}
+
+# ratio ROUTE FIELD VARIANT OTHER: the median of the per-round ratios, and their range.
+ratio() {
+  local values
+  values=$(ratios "$@" | sort -g)
+  printf "%.3f (%.2f–%.2f)" "$(median <<<"$values")" "$(head -n1 <<<"$values")" \
+    "$(tail -n1 <<<"$values")"
 }
 
 echo
 echo "Medians over $rounds rounds; each ratio is the median of the per-round ratios (their range in"
 echo "brackets). Server CPU is the server's user + system time during the run over the requests served."
+if [[ "${LOAD_AA:-0}" == 1 ]]; then
+  echo "A/A run: every column is the by-hand server."
+fi
 echo
-echo "| route | | Milieu | by hand | Milieu / by hand |"
-echo "|---|---|---:|---:|---:|"
+echo "| route | | Milieu | swift-dependencies | by hand | Milieu / by hand |" \
+  "swift-dependencies / by hand | Milieu / swift-dependencies |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for route in GET_/notes POST_/notes; do
   for measure in "4 requests/s %.0f" "5 p99 latency, ms %.2f" "6 server CPU, µs/request %.1f"; do
     field=${measure%% *}
     format=${measure##* }
     label=${measure#* }
     label=${label% *}
-    ratio_values=$(ratios "$route" "$field" | sort -g)
-    printf "| \`%s\` | %s | $format | $format | %.3f (%.2f–%.2f) |\n" \
+    printf "| \`%s\` | %s | $format | $format | $format | %s | %s | %s |\n" \
       "${route//_/ }" "$label" \
-      "$(column milieu "$route" "$field" | median)" "$(column byhand "$route" "$field" | median)" \
-      "$(median <<<"$ratio_values")" "$(head -n1 <<<"$ratio_values")" \
-      "$(tail -n1 <<<"$ratio_values")"
+      "$(column milieu "$route" "$field" | median)" \
+      "$(column dependencies "$route" "$field" | median)" \
+      "$(column byhand "$route" "$field" | median)" \
+      "$(ratio "$route" "$field" milieu byhand)" \
+      "$(ratio "$route" "$field" dependencies byhand)" \
+      "$(ratio "$route" "$field" milieu dependencies)"
   done
 done

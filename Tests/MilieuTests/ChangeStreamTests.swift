@@ -1,4 +1,5 @@
 import Milieu
+import MilieuTestSupport
 import Synchronization
 import Testing
 
@@ -100,4 +101,75 @@ extension EnvironmentValues {
     #expect(await iterator.next() == 4)
     #expect(await iterator.next() == 4)
   }
+}
+
+/// A stream of a derived value whose build writes to the node the stream observes: the stream
+/// reads the value, which builds it, which writes, which asks the stream to read again.
+@Suite struct ChangeStreamReentryTests {
+  @Test func aBuildThatWritesToTheObservedNodeNeitherTrapsNorLosesAChange() async {
+    let metrics = EnvironmentNode("metrics")
+    let sink = StatsSink(metrics)
+    metrics.set(\.statsSink, to: sink)
+    var iterator = metrics.changes(of: \.stamped).makeAsyncIterator()
+    #expect(await iterator.next() == "stamped 3")
+    #expect(metrics[\.builds] == 1)
+
+    metrics.set(\.retries, to: 4)
+    #expect(await iterator.next() == "stamped 4")
+    #expect(metrics[\.builds] == 2)
+    metrics.set(\.builds, to: 10)  // not an input: no change of the stamped value
+    metrics.set(\.retries, to: 5)
+    #expect(await iterator.next() == "stamped 5")
+  }
+
+  @Test func buildsThatWriteOnTwoThreadsDoNotDeadlockAndTheLastValueArrives() async {
+    let metrics = EnvironmentNode("metrics")
+    metrics.set(\.statsSink, to: StatsSink(metrics))
+    let stream = metrics.changes(of: \.stamped)
+    onThreads(2) { thread in
+      for round in 0..<200 { metrics.set(\.retries, to: 1_000 + thread * 1_000 + round) }
+    }
+    metrics.set(\.retries, to: 42)
+    var last: String?
+    for await value in stream {
+      last = value
+      if value == "stamped 42" { break }
+    }
+    #expect(last == "stamped 42")
+  }
+}
+
+/// Where a build records that it ran: a node it holds weakly, so that a node holding its own
+/// sink is no cycle.
+final class StatsSink: Sendable {
+  nonisolated(unsafe) private weak var node: EnvironmentNode?
+
+  init(_ node: EnvironmentNode) {
+    self.node = node
+  }
+
+  func recordBuild() {
+    node?.update { $0.builds += 1 }
+  }
+}
+
+extension EnvironmentValues {
+  static let statsSink = Entry<StatsSink?>(nil)
+  var statsSink: StatsSink? {
+    get { self[Self.statsSink] }
+    set { self[Self.statsSink] = newValue }
+  }
+
+  static let builds = Entry(0)
+  var builds: Int {
+    get { self[Self.builds] }
+    set { self[Self.builds] = newValue }
+  }
+
+  /// Built from `retries`; each build writes `builds` to the sink's node.
+  static let stamped = Derived { values in
+    values.statsSink?.recordBuild()
+    return "stamped \(values.retries)"
+  }
+  var stamped: String { self[Self.stamped] }
 }

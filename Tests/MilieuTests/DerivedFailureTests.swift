@@ -132,6 +132,26 @@ extension EnvironmentValues {
     #expect(issues.all.count == 1)
   }
 
+  @Test func aBindableWrapperMadeWhileASharedValueIsBuiltIsReportedReadsTheRootAndHoldsNoRequest() {
+    let issues = IssueLog()
+    let app = makeNode(issues)
+    let shared = EnvironmentValues.Derived { _ in BeepReader() }
+    weak var released: EnvironmentNode?
+    let service: BeepReader = {
+      let request = app.child("request")
+      released = request
+      return request.withCurrent { request.values[shared] }
+    }()
+
+    // Reported and bound to the root, as a plain wrapper is: binding to the request would send
+    // every request's beeps to the first one's node, and keep that node alive with the service.
+    #expect(service.$beep.node === EnvironmentNode.root)
+    #expect(service.beep.node === EnvironmentNode.root)
+    #expect(issues.messages.count == 1)
+    #expect(issues.messages.first.map { $0.contains("no one node to read from") } == true)
+    #expect(released == nil)
+  }
+
   @Test func aWrapperMadeWhileASharedValueIsBuiltIsReportedAndReadsTheRoot() {
     let issues = IssueLog()
     let node = makeNode(issues)
@@ -149,4 +169,22 @@ extension EnvironmentValues {
     #expect(inFresh.retries == 7)
     #expect(issues.all.count == 1)
   }
+}
+
+/// A value that learns the node it was read from, as `showAlert` does.
+struct Beep: EnvironmentBindable {
+  var node: EnvironmentNode?
+  func bound(to node: EnvironmentNode) -> Beep { Beep(node: node) }
+}
+
+extension EnvironmentValues {
+  static let beep = Entry(Beep())
+  var beep: Beep {
+    get { self[Self.beep] }
+    set { self[Self.beep] = newValue }
+  }
+}
+
+struct BeepReader {
+  @Environment(\.beep) var beep
 }

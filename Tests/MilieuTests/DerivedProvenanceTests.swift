@@ -63,3 +63,42 @@ import Testing
     #expect(lines.contains { $0.hasSuffix("↳ keeps derived feed") })
   }
 }
+
+/// An input of a derived value that is itself derived is explained as derived, from its own
+/// inputs: "the default" means that no node on the path sets a value.
+@Suite struct DerivedInputProvenanceTests {
+  @Test func aDerivedInputIsExplainedAsDerivedFromItsInputs() {
+    let node = EnvironmentNode("node")
+    node.set(\.base, to: 5)
+    #expect(node[\.quadruple] == 20)
+
+    let explanation = node.explain(\.quadruple)
+    let inputs = explanation.keys.first?.derivation?.inputs ?? []
+    #expect(inputs.map(\.name) == ["double", "base"])
+    #expect(inputs.first?.source == .derived(.onePerInputs))
+    #expect(inputs.first?.value == "10")
+    #expect(inputs.first?.derivedFrom == ["base"])
+    guard case .override(let origin) = inputs.last?.source else {
+      Issue.record("expected base to be set on the node, got \(String(describing: inputs.last))")
+      return
+    }
+    #expect(origin.nodeName == "node")
+    let lines = explanation.description.split(separator: "\n").map(String.init)
+    #expect(lines.contains("  double is 10, derived (one per inputs) from base."))
+    #expect(!explanation.description.contains("double: the default"))
+  }
+}
+
+extension EnvironmentValues {
+  static let base = Entry(1)
+  var base: Int {
+    get { self[Self.base] }
+    set { self[Self.base] = newValue }
+  }
+
+  static let double = Derived { $0.base * 2 }
+  var double: Int { self[Self.double] }
+
+  static let quadruple = Derived { $0.double * 2 }
+  var quadruple: Int { self[Self.quadruple] }
+}

@@ -18,6 +18,21 @@ enum DerivedCases {
   }
 
   static let all: [CountedCase] = [
+    CountedCase("entries read once each, per entry") { count in
+      let entries = (0..<count).map { EnvironmentValues.Entry($0) }
+      let values = EnvironmentNode("inputs").values
+      blackHole(entries.reduce(0) { $0 + values[$1] })
+    },
+    // One iteration is one more input of one build: a cost per input that grew with the count
+    // would show as a count far above the plain reads'.
+    CountedCase(
+      "derived value's first build, per input read",
+      baseline: "entries read once each, per entry"
+    ) { count in
+      let entries = (0..<count).map { EnvironmentValues.Entry($0) }
+      let sum = EnvironmentValues.Derived { values in entries.reduce(0) { $0 + values[$1] } }
+      blackHole(EnvironmentNode("inputs").values[sum])
+    },
     CountedCase("EnvironmentValues read, plain entry holding a service") { iterations in
       let (node, _) = fixtures()
       let values = node.values

@@ -53,15 +53,25 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    // Inlinable, so that the reader's type is specialized in the caller, and so that the key
-    // path written at the call site becomes a direct call to its getter inside the closure
-    // rather than being applied through the runtime. The optimizer does that only for a closure
-    // handed to a single call, hence one `init` on a chosen class rather than one per class,
-    // and no other use of the key path here.
+    // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
+    // key path written at the call site into a direct call to its getter, rather than apply it
+    // through the runtime (about 800 instructions a read). Hence no `init` in between.
+    let (kind, node) = Self.readerAndNode()
+    reader = kind.init(node: node) { values, _ in values[keyPath: keyPath] }
+  }
+
+  /// What every wrapper's `init` starts from, whatever its value: the reader class for the value
+  /// (see ``EnvironmentReader``), and the node the wrapper binds to, which
+  /// ``EnvironmentNode/nodeForWrapper()`` chooses. The one place that decides where a wrapper
+  /// reads from.
+  ///
+  /// Inlinable, so that the reader's type is specialized in the caller.
+  @inlinable
+  static func readerAndNode() -> (EnvironmentReader<Value>.Type, EnvironmentNode) {
     let kind: EnvironmentReader<Value>.Type =
       EnvironmentReader<Value>.isWord
       ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: .nodeForWrapper()) { $0[keyPath: keyPath] }
+    return (kind, .nodeForWrapper())
   }
 
   /// The value as the bound node sees it now.
@@ -100,8 +110,9 @@ public struct Environment<Value: Sendable>: Sendable {
 @usableFromInline
 class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @usableFromInline final let node: EnvironmentNode
-  /// Reads the value out of the node's values: the wrapper's key path, applied.
-  @usableFromInline final let project: @Sendable (EnvironmentValues) -> Value
+  /// Reads the value out of the node's values, given the node: the wrapper's key path, applied,
+  /// and for an ``EnvironmentBindable`` value bound to the node.
+  @usableFromInline final let project: @Sendable (EnvironmentValues, EnvironmentNode) -> Value
   /// Serializes refreshes; for a ``ValueEnvironmentReader``, guards its cache too.
   @usableFromInline final let cacheLock = SpinLock()
 
@@ -112,7 +123,8 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
 
   @usableFromInline
   required init(
-    node: EnvironmentNode, project: @escaping @Sendable (EnvironmentValues) -> Value
+    node: EnvironmentNode,
+    project: @escaping @Sendable (EnvironmentValues, EnvironmentNode) -> Value
   ) {
     self.node = node
     self.project = project
@@ -142,11 +154,11 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// that calls it stays small.
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
-    let freshReads = Derivation.freshReadCount
-    let fresh = project(node.values)
+    let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
+    let fresh = project(node.values, node)
     // A value built anew on every read is not kept. The count is process-wide: a read of one
     // elsewhere meanwhile costs this wrapper one more refresh, nothing else.
-    guard Derivation.freshReadCount == freshReads else { return fresh }
+    guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
     cacheLock.lock()
     if Self.isWord {
       let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)

@@ -35,11 +35,9 @@ extension Environment where Value: EnvironmentBindable {
   /// ```
   ///
   /// - Parameter keyPath: The value to read.
+  @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    let node = EnvironmentNode.current
-    let kind: EnvironmentReader<Value>.Type =
-      EnvironmentReader<Value>.isWord
-      ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    reader = kind.init(node: node) { $0[keyPath: keyPath].bound(to: node) }
+    let (kind, node) = Self.readerAndNode()
+    reader = kind.init(node: node) { values, node in values[keyPath: keyPath].bound(to: node) }
   }
 }

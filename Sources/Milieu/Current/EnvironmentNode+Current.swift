@@ -37,7 +37,7 @@ extension EnvironmentNode {
   /// and the wrapper reads from ``root``.
   @usableFromInline
   static func nodeForWrapper() -> EnvironmentNode {
-    guard let frame = Derivation.innermost?.building, frame.isShared else { return current }
+    guard let frame = BuildRecorder.innermost?.frame, frame.isShared else { return current }
     frame.reporter.report(
       EnvironmentIssue(
         """

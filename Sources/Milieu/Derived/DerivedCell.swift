@@ -1,28 +1,25 @@
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// One built value of a ``EnvironmentValues/Derived``, with the inputs it was built from; or
-/// the build of one, in progress, that other readers wait for.
+/// the build of one, under way, that other readers wait for.
 ///
 /// A cell is claimed by the thread that builds it, filled once, and then never changed, except
 /// that it can be discarded.
 @usableFromInline
 class DerivedCell: @unchecked Sendable {
-  // @unchecked: `inputs`, `dependencies`, `anchor` and `isProvisional` are written once, by the
-  // builder, before `readiness` is set, and read only after it is; `heldDerivation` only under
-  // the lock of the slot table that holds the cell; the rest is immutable, atomic, or guarded
-  // by `state`.
-
-  enum Phase {
-    case building
-    case ready
-    /// The build threw or closed a cycle: its waiters read the fallback.
-    case failed
-    /// No value: a marker left where a build was claimed, when what it read put the value in
-    /// another table. A reader that chose this table before the build learned its keys looks
-    /// again.
-    case moved
-  }
+  // @unchecked: `claimKeys`, `claimHash` and `builder` are written by `init` and the claim,
+  // under the derivation's `claims` lock, before any other thread sees the cell; `inputs`,
+  // `dependencies`, `anchor`, `isProvisional` and `replacement` are written once, by the builder,
+  // before `finish` publishes them with releasing ordering, and read only after an acquiring
+  // load of the phase; `heldDerivation` only under the lock of the table that holds the cell;
+  // the rest is immutable or atomic.
 
   /// The value's derivation. Unowned: a derivation's own table holds its cells, and a cell
   /// that held the derivation back would never be freed; see `heldDerivation`.
@@ -35,27 +32,39 @@ class DerivedCell: @unchecked Sendable {
   /// The thread that builds the value.
   let builder: UInt
 
-  private let state = Lock<(phase: Phase, waiters: Int, wakeup: DispatchSemaphore?)>(
-    (.building, 0, nil))
+  /// The keys learned when the build was claimed, and a hash of the addresses of the slots the
+  /// claimer saw for them: a reader whose slots hash the same waits for this build rather than
+  /// build one of its own. Two sets of slots that hash alike cost the second reader a wait, then
+  /// a build of its own, never a value from other inputs: a waiter checks the inputs it gets.
+  @exclusivity(unchecked) private var claimKeys: KeyList?
+  @exclusivity(unchecked) private var claimHash: UInt64 = 0
 
   /// What the build read, each key once. The reads hold their slots, but the anchor's, which
   /// holds this cell: so no slot's address is reused while a read compares it.
-  @exclusivity(unchecked) private(set) var inputs: [AccessRecorder.Read] = []
+  @exclusivity(unchecked) private(set) var inputs: [ReadRecorder.Read] = []
   /// The kept derived values the build read, directly or not: discarding one stales this one.
   @exclusivity(unchecked) private(set) var dependencies: [DerivedCell] = []
-  /// Whether the value was built from a fallback: delivered to the readers that waited for it,
+  /// Whether the value was built from a fallback: handed to the readers that waited for it,
   /// and not kept.
   @exclusivity(unchecked) var isProvisional = false
   /// The slot the value is kept with, if any.
   @exclusivity(unchecked) private(set) var anchor: ObjectIdentifier?
+  /// The cell its readers get instead, when another build for the same inputs was kept first.
+  @exclusivity(unchecked) var replacement: DerivedCell?
 
+  private let phaseCode = Atomic<UInt8>(Phase.building.rawValue)
+  private let wakeup = Lock<(waiters: Int, semaphore: DispatchSemaphore?)>((0, nil))
   private let discarded = Atomic<Bool>(false)
-  /// Whether the value is built: set, with releasing ordering, once everything above is
-  /// written, and never cleared. A cached read checks it without the lock.
-  private let readiness = Atomic<Bool>(false)
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
+
+  enum Phase: UInt8 {
+    case building
+    case ready
+    /// The build threw or closed a cycle: its waiters look again, and build themselves.
+    case failed
+  }
 
   @usableFromInline
   init(derivation: Derivation, name: SlotName) {
@@ -64,13 +73,34 @@ class DerivedCell: @unchecked Sendable {
     self.builder = currentThreadID()
   }
 
-  var phase: Phase { state.withLock { $0.phase } }
+  var phase: Phase { Phase(rawValue: phaseCode.load(ordering: .acquiring)) ?? .failed }
 
   /// Whether the value is built.
-  var isReady: Bool { readiness.load(ordering: .acquiring) }
+  var isReady: Bool { phase == .ready }
 
   /// The value, type-erased, for diagnostics; `nil` until it is built.
   var anyValue: Any? { nil }
+
+  /// Records what the claim was made from; under `claims`, before anyone else sees the cell.
+  func claim(keys: KeyList, in values: EnvironmentValues) {
+    claimKeys = keys
+    claimHash = Self.hash(of: keys.keys, in: values)
+  }
+
+  /// Whether `values` sees the slots the claim was made from, as far as their hash tells.
+  func claimMatches(_ values: EnvironmentValues) -> Bool {
+    Self.hash(of: claimKeys?.keys ?? [], in: values) == claimHash
+  }
+
+  /// A hash of the addresses of the slots `values` sees for `keys`.
+  private static func hash(of keys: [ObjectIdentifier], in values: EnvironmentValues) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for key in keys {
+      let address = values.unretainedSlot(for: key).map { UInt(bitPattern: $0.toOpaque()) } ?? 0
+      hash = (hash ^ UInt64(address)) &* 0x0000_0100_0000_01B3
+    }
+    return hash
+  }
 
   /// Whether the value was built from the inputs `values` sees and nothing it read was
   /// discarded since.
@@ -82,7 +112,7 @@ class DerivedCell: @unchecked Sendable {
 
   /// Whether `values` sees the slots this value was built from.
   func hasInputs(of values: EnvironmentValues) -> Bool {
-    for index in inputs.indices where !inputs[index].matches(values) { return false }
+    for index in inputs.indices where !inputs[index].isSeen(in: values) { return false }
     return true
   }
 
@@ -91,31 +121,29 @@ class DerivedCell: @unchecked Sendable {
   /// Marks the value discarded: no read uses it again.
   func discard() { discarded.store(true, ordering: .releasing) }
 
-  /// Records what the build read, before ``finish(_:)`` makes it visible.
-  func record(_ reads: consuming [AccessRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
+  /// Records what the build read, before ``finish(_:)`` makes it visible. The reads are each of
+  /// one key already (the recorder saw to it).
+  func record(_ reads: consuming [ReadRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
     var reads = reads
-    var kept = 0
-    for index in reads.indices {
-      let key = reads[index].identifier
-      guard !reads[..<kept].contains(where: { $0.identifier == key }) else { continue }
-      reads.swapAt(kept, index)
-      if anchor != nil, reads[kept].slot === anchor { reads[kept].slot = nil }
-      kept += 1
+    if let anchor {
+      for index in reads.indices where reads[index].slot === anchor { reads[index].slot = nil }
     }
-    reads.removeSubrange(kept...)
     inputs = reads
     dependencies = cells
     self.anchor = anchor.map(ObjectIdentifier.init)
   }
 
-  /// Ends the build and wakes every reader waiting for it.
+  /// Ends the build: from now on readers see the phase. Call it under the derivation's
+  /// `claims`, where readers decide, so that none finds the cell kept but still building; then
+  /// ``wakeWaiters()``.
   func finish(_ phase: Phase) {
-    if phase == .ready { readiness.store(true, ordering: .releasing) }
-    let (waiters, wakeup) = state.withLock { state in
-      state.phase = phase
-      return (state.waiters, state.wakeup)
-    }
-    for _ in 0..<waiters { wakeup?.signal() }
+    phaseCode.store(phase.rawValue, ordering: .releasing)
+  }
+
+  /// Wakes every reader waiting for the build, which ``finish(_:)`` ended.
+  func wakeWaiters() {
+    let (waiters, semaphore) = wakeup.withLock { $0 }
+    for _ in 0..<waiters { semaphore?.signal() }
   }
 
   /// Waits until the build ends, unless waiting would close a cycle of threads that wait for
@@ -123,13 +151,15 @@ class DerivedCell: @unchecked Sendable {
   func waitUntilBuilt() -> [DerivedCell]? {
     if let cycle = DerivationWaits.register(waitingFor: self) { return cycle }
     defer { DerivationWaits.unregister() }
-    let wakeup = state.withLock { state -> DispatchSemaphore? in
-      guard case .building = state.phase else { return nil }
+    let semaphore = wakeup.withLock { state -> DispatchSemaphore? in
+      // Checked under the lock `finish` reads the count under: a build that ends after this
+      // sees the waiter and signals it.
+      guard phase == .building else { return nil }
       state.waiters += 1
-      if state.wakeup == nil { state.wakeup = DispatchSemaphore(value: 0) }
-      return state.wakeup
+      if state.semaphore == nil { state.semaphore = DispatchSemaphore(value: 0) }
+      return state.semaphore
     }
-    wakeup?.wait()
+    semaphore?.wait()
     return nil
   }
 }
@@ -143,7 +173,7 @@ final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable 
   override var anyValue: Any? { value }
 }
 
-/// The cells kept in one place (a slot, or a derivation for values with no anchor), by
+/// The cells kept in one place (a slot, or a derivation for values with no anchor), one per
 /// derivation.
 final class DerivedCellTable: @unchecked Sendable {
   // @unchecked: `cells` is read and written only while `lock` is held. A spin lock, since
@@ -158,96 +188,32 @@ final class DerivedCellTable: @unchecked Sendable {
     self.anchor = anchor
   }
 
-  private func withLock<Result>(_ body: (inout CellMap) -> Result)
-    -> Result
-  {
+  private func withLock<Result>(_ body: (inout CellMap) -> Result) -> Result {
     lock.lock()
     defer { lock.unlock() }
     return body(&cells)
   }
 
-  /// The cell of a derivation, in whatever phase.
+  /// The cell kept for a derivation.
   func cell(for key: ObjectIdentifier) -> DerivedCell? {
     withLock { $0[key] }
   }
 
-  enum Claim {
-    /// A value built from the inputs of the values asked about.
-    case ready(DerivedCell)
-    /// A build in progress on another thread, perhaps from the same inputs.
-    case building(DerivedCell)
-    /// A new cell, in the table, for the caller to build.
-    case claimed(DerivedCell)
-    /// The value was moved to another table since the caller chose this one.
-    case moved
-  }
-
-  /// The cell of `derivation` that `values` can use, or one being built; else a new cell that
-  /// the caller builds.
-  func claim(
-    _ derivation: Derivation, in values: EnvironmentValues, overMoved: Bool,
-    making name: SlotName
-  ) -> Claim {
-    withLock { cells in
-      if let cell = cells[derivation.key] {
-        switch cell.phase {
-        case .moved: if !overMoved { return .moved }
-        case .building: return .building(cell)
-        case .ready:
-          if derivation.lifetime == .onePerProcess
-            ? !cell.isDiscarded : cell.isCurrent(in: values)
-          {
-            return .ready(cell)
-          }
-        case .failed: break
-        }
-      }
-      let cell = derivation.makeCell(derivation, name)
-      put(cell, in: &cells)
-      return .claimed(cell)
+  /// Keeps a built cell, in place of the one kept before for its derivation; holds the
+  /// derivation if this is a slot's table.
+  func keep(_ cell: DerivedCell) {
+    let replaced = withLock { cells -> DerivedCell? in
+      if anchor != nil { cell.heldDerivation = cell.derivation }
+      defer { cells[cell.derivation.key] = cell }
+      return cells[cell.derivation.key]
     }
-  }
-
-  /// Keeps a built cell here, unless a cell here is current for `values` already; returns the
-  /// cell kept.
-  func keep(_ cell: DerivedCell, in values: EnvironmentValues) -> DerivedCell {
-    withLock { cells in
-      let key = cell.derivation.key
-      if let kept = cells[key], kept !== cell, kept.phase == .ready, kept.isCurrent(in: values) {
-        return kept
-      }
-      put(cell, in: &cells)
-      return cell
-    }
-  }
-
-  /// Stores a cell under its derivation's key, holding the derivation if this is a slot's
-  /// table; the table's lock must be held.
-  private func put(_ cell: DerivedCell, in cells: inout CellMap) {
-    if anchor != nil { cell.heldDerivation = cell.derivation }
-    cells[cell.derivation.key] = cell
-  }
-
-  /// Leaves a marker in place of a cell whose value is kept in another table, if the cell is
-  /// still here.
-  func forward(_ cell: DerivedCell) {
-    let marker = DerivedCell(derivation: cell.derivation, name: cell.name)
-    marker.finish(.moved)
-    withLock { cells in
-      if cells[cell.derivation.key] === cell { put(marker, in: &cells) }
-    }
-  }
-
-  /// Takes a cell out of the table, if it is still there.
-  func remove(_ cell: DerivedCell) {
-    withLock { cells in
-      if cells[cell.derivation.key] === cell { cells[cell.derivation.key] = nil }
-    }
+    // Released with no lock held: a cell's last release frees its value.
+    withExtendedLifetime(replaced) {}
   }
 
   /// The cells that hold a built value, for diagnostics.
   var builtCells: [DerivedCell] {
-    withLock { Array($0.values) }.filter { $0.phase == .ready && !$0.isDiscarded }
+    withLock { Array($0.values) }.filter { $0.isReady && !$0.isDiscarded }
   }
 }
 
@@ -259,20 +225,26 @@ enum DerivationWaits {
 
   /// Records that this thread waits for `cell`, unless the thread that builds it waits, through
   /// others, for this one; then returns the cells of that cycle.
+  ///
+  /// Every cell on the way must still be building: a thread registered as waiting for a build
+  /// that has finished is about to wake, and is no edge. Phases only move forward, and a thread
+  /// waiting for a cell that is still building cannot finish its own builds meanwhile; so a
+  /// chain found building cell by cell is a chain of threads that all wait at once, and one that
+  /// comes back to this thread, through a cell this thread builds (and so has not finished),
+  /// would never end.
   static func register(waitingFor cell: DerivedCell) -> [DerivedCell]? {
     let me = currentThreadID()
     return waiting.withLock { waiting in
       var cycle = [cell]
-      var builder = cell.builder
-      while builder != me {
-        guard let next = waiting[builder] else {
-          waiting[me] = cell
-          return nil
-        }
-        cycle.append(next)
-        builder = next.builder
+      var next = cell
+      while next.phase == .building {
+        if next.builder == me { return cycle }
+        guard let waited = waiting[next.builder] else { break }
+        cycle.append(waited)
+        next = waited
       }
-      return cycle
+      waiting[me] = cell
+      return nil
     }
   }
 
@@ -280,4 +252,25 @@ enum DerivationWaits {
     let me = currentThreadID()
     waiting.withLock { $0[me] = nil }
   }
+
+  /// The readers waiting for a build of `derivation` now: what tests wait for to make a build
+  /// finish only once another thread waits for it.
+  static func readersWaiting(for derivation: Derivation) -> Int {
+    waiting.withLock { $0.values.filter { $0.derivation === derivation }.count }
+  }
+
+  /// Whether a build of `derivation` is under way: what tests wait for to read a value while
+  /// another thread builds it.
+  static func isBuilding(_ derivation: Derivation) -> Bool {
+    derivation.claims.withLock { !$0.isEmpty }
+  }
+}
+
+/// An identifier of the calling thread, to tell which thread builds a value.
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
 }

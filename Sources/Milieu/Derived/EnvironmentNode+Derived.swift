@@ -16,7 +16,7 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The derived value to drop. A key path that reads no derived value,
   ///   or one that is built anew on every read, drops nothing.
   public func discardDerived<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
-    for cell in Self.record(keyPath, in: values).recorded.directCells {
+    for case let cell as DerivedCell in Self.record(keyPath, in: values).attachments {
       cell.discard()
       holder(ofAnchorOf: cell).bumpVersions()
     }

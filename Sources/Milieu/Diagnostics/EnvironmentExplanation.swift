@@ -37,8 +37,11 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
       public let name: String
       /// The value, described.
       public let value: String
-      /// Where it comes from.
+      /// Where it comes from: a node that sets it, its default, or, for an input that is
+      /// itself derived, its derivation.
       public let source: Source
+      /// For a derived input, the names of the values it was built from; empty otherwise.
+      public let derivedFrom: [String]
     }
 
     /// The values the build read, in the order it first read them, the inputs of derived
@@ -104,10 +107,15 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
         sentence += "derived (\(lifetime)) from \(names)"
         sentence += key.derivation.map { "; \($0.kept)." } ?? "."
         for input in inputs {
-          sentence +=
-            input.source == .defaultValue
-            ? "\n  \(input.name): the default."
-            : "\n  \(input.name) is \(input.value), \(input.source)."
+          switch input.source {
+          case .defaultValue:
+            sentence += "\n  \(input.name): the default."
+          case .derived:
+            let from = input.derivedFrom.isEmpty ? "nothing" : Self.list(input.derivedFrom)
+            sentence += "\n  \(input.name) is \(input.value), \(input.source) from \(from)."
+          case .override:
+            sentence += "\n  \(input.name) is \(input.value), \(input.source)."
+          }
         }
       }
       return sentence
@@ -133,18 +141,18 @@ extension EnvironmentNode {
   public func explain<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> EnvironmentExplanation
   {
     let values = self.values
-    let recorded = Self.record(keyPath, in: values).recorded
-    var seen = Set<ObjectIdentifier>()
+    let (_, reads, attachments) = Self.record(keyPath, in: values)
+    let cells = attachments.compactMap { $0 as? DerivedCell }
     var keys: [EnvironmentExplanation.Key] = []
-    for (index, read) in recorded.reads.enumerated()
-    where !read.isInput && seen.insert(read.identifier).inserted {
+    for (index, read) in reads.enumerated() where !read.isInput {
       var candidates = overrides(of: read.identifier)
       var derivation: EnvironmentExplanation.Derivation?
-      if let derived = read.derivation {
-        let inputs = recorded.reads[(index + 1)...].prefix { $0.isInput }
-        let cell = recorded.directCells.first { $0.derivation === derived }
+      if let derived = read.detail as? Derivation {
+        let cell = cells.first { $0.derivation === derived }
         if candidates.isEmpty {
-          derivation = explain(derived, cell: cell, inputs: Array(inputs), in: values)
+          // A kept value knows its inputs; one built anew for this read, only this read does.
+          let inputs = cell?.inputs ?? Array(reads[(index + 1)...].prefix { $0.isInput })
+          derivation = explain(derived, cell: cell, inputs: inputs, in: values)
         }
         let built = cell?.anyValue.map(Self.describe) ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
@@ -177,25 +185,35 @@ extension EnvironmentNode {
 
   /// What a derived value read and where it is kept.
   private func explain(
-    _ derivation: Derivation, cell: DerivedCell?, inputs: [AccessRecorder.Read],
+    _ derivation: Derivation, cell: DerivedCell?, inputs: [ReadRecorder.Read],
     in values: EnvironmentValues
   ) -> EnvironmentExplanation.Derivation {
-    var seen = Set<ObjectIdentifier>()
-    let described = inputs.filter { seen.insert($0.identifier).inserted }.map { read in
-      EnvironmentExplanation.Derivation.Input(
+    let described = inputs.map { read in
+      let slot = values.slot(for: read.identifier)
+      if slot == nil, let derived = read.detail as? Derivation {
+        // An input that is itself derived, which no node sets: its own build's value.
+        let built = cell?.dependencies.first { $0.derivation === derived }
+        return EnvironmentExplanation.Derivation.Input(
+          name: read.name.description,
+          value: built?.anyValue.map(Self.describe) ?? "built anew on every read",
+          source: .derived(derived.lifetime),
+          derivedFrom: (built?.inputs ?? []).map(\.name.description))
+      }
+      return EnvironmentExplanation.Derivation.Input(
         name: read.name.description,
-        value: read.slot.map { Self.describe($0.anyValue) } ?? "the default",
-        source: read.slot?.origin.map { .override($0) } ?? .defaultValue)
+        value: slot.map { Self.describe($0.anyValue) } ?? "the default",
+        source: slot?.origin.map { .override($0) } ?? .defaultValue, derivedFrom: [])
     }
     let anchor = inputs.first { read in
-      read.slot.map(ObjectIdentifier.init) == cell?.anchor && cell?.anchor != nil
+      cell?.anchor != nil
+        && values.slot(for: read.identifier).map(ObjectIdentifier.init) == cell?.anchor
     }
     let kept: String
     switch derivation.lifetime {
     case .newOnEveryRead: kept = "built anew on every read, never kept"
     case .onePerProcess: kept = "kept for the process, built where it was first read"
     case .onePerInputs:
-      if let anchor, let origin = anchor.slot?.origin {
+      if let anchor, let origin = values.slot(for: anchor.identifier)?.origin {
         kept =
           "kept with \(anchor.name), set on \(origin), for every node that sees the same inputs"
       } else if cell?.anchor == nil, cell != nil {

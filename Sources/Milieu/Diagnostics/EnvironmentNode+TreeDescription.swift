@@ -69,7 +69,8 @@ extension EnvironmentNode {
           overridePrefix
             + "\(slot.name) = \(EnvironmentNode.describe(slot.anyValue))\(origin)\(overridden)")
         // The derived values built from this override and kept with it.
-        let kept = slot.derivedCells.load()?.builtCells.map(\.name.description).sorted() ?? []
+        let table = slot.attachment.load() as? DerivedCellTable
+        let kept = table?.builtCells.map(\.name.description).sorted() ?? []
         if !kept.isEmpty {
           lines.append(overridePrefix + "  ↳ keeps derived " + kept.joined(separator: ", "))
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// A node's lock and its version in one atomic word.
 ///
 /// The low bit says whether the lock is held; the other bits are the version, which counts the
-/// writes that have reached the node, above the node's depth in the top bits (see ``word``). A
+/// writes that have reached the node, below the node's depth in the top bits (see ``word``). A
 /// write bumps the version as it releases the lock, so a reader that
 /// loads a version, reads through the node, and finds the same version afterwards saw no write in
 /// between; an ``Environment`` wrapper keeps its cached value exactly as long as the version of
@@ -23,19 +23,19 @@ import Synchronization
 @usableFromInline
 struct VersionedLock: ~Copyable, Sendable {
   /// Bit 0: held. Bits 1 and up: the version, which starts with the node's depth in its top
-  /// 15 bits, so that a childless node needs no word more; a write adds 1 below them, so the
-  /// version only grows, and the depth reads true for 2⁴⁸ writes to one node.
+  /// 24 bits, so that a childless node needs no word more; a write adds 1 below them, so the
+  /// version only grows, and the depth reads true for 2³⁹ writes to one node.
   @usableFromInline let word: Atomic<UInt64>
 
-  /// The depths the word can tell apart; deeper nodes read as this deep.
-  static let maximumDepth: UInt32 = (1 << 15) - 1
+  /// The depths the word can tell apart, 16,777,215; deeper nodes read as this deep.
+  static let maximumDepth: UInt32 = (1 << 24) - 1
 
   init(depth: UInt32) {
-    word = Atomic(2 | UInt64(min(depth, Self.maximumDepth)) << 49)
+    word = Atomic(2 | UInt64(min(depth, Self.maximumDepth)) << 40)
   }
 
   /// The depth of the node, as given when the lock was made.
-  var depth: UInt32 { UInt32(truncatingIfNeeded: word.load(ordering: .relaxed) >> 49) }
+  var depth: UInt32 { UInt32(truncatingIfNeeded: word.load(ordering: .relaxed) >> 40) }
 
   /// The version now, loaded with acquiring ordering: whatever the write that set it stored
   /// before releasing the lock is visible after this load.

@@ -44,16 +44,29 @@ protocol ChangeObserving: Sendable {
 }
 
 /// One stream's state: the node (weakly), the key path, and what was last reported.
+///
+/// Reading the value runs user code (a key path, perhaps a derived value's build, which may
+/// write to the observed node and so ask this stream to read again), and so does yielding it to
+/// the consumer: neither happens under the lock. One thread reads at a time; a request to read
+/// that comes meanwhile, from the reader's own build or from another thread's write, leaves a
+/// note that the reading thread finds before it stops, and it reads again. So the stream reports
+/// in order, misses no write, and never waits for itself.
 final class ChangeObserver<Value: Sendable>: ChangeObserving {
   // nonisolated(unsafe): written once, by `init`; weak loads are safe from any thread.
   nonisolated(unsafe) private weak var node: EnvironmentNode?
   private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
   private let continuation: AsyncStream<Value>.Continuation
-  /// The slots the keys were last read from, `nil` before the first report. Every write makes
-  /// new slots, so a key whose slot is another object (or was freed) has changed. Held while
-  /// the value is read and yielded, so reports from concurrent writes arrive in order. Yielding
-  /// only buffers the element and resumes a waiting task: no user code runs under the lock.
-  private let lastSources = Lock<[SlotReference]?>(nil)
+  private let state = Lock(State())
+
+  private struct State {
+    /// The slots the keys were last read from, `nil` before the first report. Every write
+    /// makes new slots, so a key whose slot is another object (or was freed) has changed.
+    var lastSources: [SlotReference]?
+    /// Whether a thread is reading the value now.
+    var isReading = false
+    /// Whether a write asked for a read while one was under way.
+    var isStale = false
+  }
 
   init(
     node: EnvironmentNode, keyPath: KeyPath<EnvironmentValues, Value> & Sendable,
@@ -65,13 +78,39 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   }
 
   func refresh() {
-    guard let node else { return finish() }
-    lastSources.withLock { last in
-      let (value, recorded) = EnvironmentNode.record(keyPath, in: node.values)
-      let sources = recorded.reads.map { SlotReference($0.slot) }
-      if let last, last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) }) { return }
-      last = sources
-      continuation.yield(value)
+    let mustRead = state.withLock { state in
+      if state.isReading {
+        state.isStale = true
+        return false
+      }
+      state.isReading = true
+      return true
+    }
+    guard mustRead else { return }
+    repeat {
+      guard let node else {
+        state.withLock { $0.isReading = false }
+        return finish()
+      }
+      let (value, reads, _) = EnvironmentNode.record(keyPath, in: node.values)
+      let sources = reads.map { SlotReference($0.slot) }
+      let changed = state.withLock { state in
+        if let last = state.lastSources,
+          last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) })
+        {
+          return false
+        }
+        state.lastSources = sources
+        return true
+      }
+      if changed { continuation.yield(value) }
+    } while state.withLock { state in
+      guard state.isStale else {
+        state.isReading = false
+        return false
+      }
+      state.isStale = false
+      return true
     }
   }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A node in a tree that carries ``EnvironmentValues`` from the root down.
 ///
 /// `EnvironmentNode()` makes a root. A child inherits every value its parent sees and may
@@ -122,9 +124,26 @@ public final class EnvironmentNode: @unchecked Sendable {
         EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
         depth: depth + 1)
     }
+    if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
     let child = EnvironmentNode(name: name, parent: self, overrides: overrides, depth: depth + 1)
     link(child, cache: above, ifVersionIs: version)
     return child
+  }
+
+  /// Whether a node deeper than ``VersionedLock/maximumDepth`` was made, and reported.
+  private static let reportedDepthLimit = Atomic<Bool>(false)
+
+  /// Reports, once per process, a node deeper than the depths Milieu tells apart.
+  private func reportDepthLimit(fileID: String, line: UInt) {
+    guard !Self.reportedDepthLimit.exchange(true, ordering: .relaxed) else { return }
+    self[\.issueReporter].report(
+      EnvironmentIssue(
+        "a node \(VersionedLock.maximumDepth + 1) levels deep was made: nodes this deep all "
+          + "count as \(VersionedLock.maximumDepth) deep. Every value still reads right, but a "
+          + "derived value built from values set below this depth may be built more often and "
+          + "kept longer than its node. Fix: make the tree shallower, for example by hanging "
+          + "repeated children off one parent instead of each off the last.",
+        at: CallSite(fileID: fileID, filePath: fileID, line: line, column: 0)))
   }
 
   // MARK: Reading
@@ -224,7 +243,7 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let identifiers = Set(
-      Self.record(keyPath, in: values).recorded.reads.filter { !$0.isInput }.map(\.identifier))
+      Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.identifier))
     write { overrides, _ in
       guard overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
         return false
@@ -235,15 +254,15 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   /// Reads a key path from `values` and records what it read: the keys, with the slots they
-  /// were found in, and the kept derived values.
+  /// were found in, and what the layers above attached (the kept derived values it read).
   static func record<Value>(
     _ keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
-  ) -> (value: Value, recorded: AccessRecorder.Recorded) {
+  ) -> (value: Value, reads: [ReadRecorder.Read], attachments: [any AnyObject & Sendable]) {
     var probe = values
-    let recorder = AccessRecorder()
+    let recorder = ReadRecorder()
     probe.recorder = recorder
     let value = probe[keyPath: keyPath]
-    return (value, recorder.takeRecorded())
+    return (value, recorder.takeReads(), recorder.takeAttachments())
   }
 
   /// The name diagnostics show for a node.

@@ -50,8 +50,14 @@ public struct EnvironmentValues: Sendable {
   /// object, so that copying a node's values retains one reference, and values read from one
   /// node retain only what that node made, never what a shared parent made.
   @usableFromInline var inherited: EnvironmentSnapshot?
-  /// Set only while Milieu records which keys a key path reads.
-  @usableFromInline var recorder: AccessRecorder?
+  /// Set only while Milieu records which keys are read: a key path probed, a derived value
+  /// built.
+  @usableFromInline var recorder: ReadRecorder?
+
+  /// The reads so far, process-wide, whose value whoever read it must not keep: values built
+  /// anew on every read. An ``Environment`` wrapper whose read changed the count does not keep
+  /// what it read.
+  @usableFromInline static let uncachedReads = Atomic<UInt>(0)
 
   /// Creates values in which every key reads as its default.
   ///
@@ -165,125 +171,5 @@ public struct EnvironmentValues: Sendable {
   @usableFromInline
   mutating func store(_ slot: consuming Slot) {
     top.insert(slot)
-  }
-}
-
-/// Records the keys that code reads from an ``EnvironmentValues``.
-///
-/// Milieu learns which key a key path such as `\.retries` stands for by running it once against
-/// values that carry a recorder; `explain`, change streams and `removeOverride` rely on it. A
-/// derived value's build runs with a recorder too, which is how the value learns its inputs.
-@usableFromInline
-final class AccessRecorder: @unchecked Sendable {
-  // @unchecked: `recorded` is read and written only while `lock` is held. A spin lock, since
-  // every critical section appends to an array or copies it, and a build takes it per read.
-  struct Read: Sendable {
-    var identifier: ObjectIdentifier
-    var name: SlotName
-    /// The slot the read found, or `nil` for the key's default. A derived value's cell lets go
-    /// of its anchor's slot, which holds the cell; `address` still names it.
-    var slot: Slot?
-    /// The address of the slot the read found, 0 for the default: compared, never followed.
-    var address: UInt
-    /// Whether a derived value that the recorded code read made this read, rather than the
-    /// recorded code itself.
-    var isInput: Bool
-    /// For a read of a derived value, how it is built.
-    var derivation: Derivation? = nil
-
-    init(
-      identifier: ObjectIdentifier, name: SlotName, slot: Slot?, isInput: Bool,
-      derivation: Derivation? = nil
-    ) {
-      self.identifier = identifier
-      self.name = name
-      self.slot = slot
-      self.address = slot.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
-      self.isInput = isInput
-      self.derivation = derivation
-    }
-
-    /// Whether `values` finds the slot this read found.
-    @inline(__always)
-    func matches(_ values: EnvironmentValues) -> Bool {
-      values.unretainedSlot(for: identifier).map { UInt(bitPattern: $0.toOpaque()) } ?? 0
-        == address
-    }
-  }
-
-  /// What the recorder records for: a derived value being built, or, for `nil`, code reading a
-  /// key path.
-  let building: DerivationFrame?
-
-  private let lock = SpinLock()
-  @exclusivity(unchecked) private var state = Recorded()
-
-  private func withLock<Result>(_ body: (inout Recorded) -> Result) -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&state)
-  }
-
-  /// What a recorder has recorded.
-  struct Recorded {
-    var reads: [Read] = []
-    /// The kept derived values read, directly or through others.
-    var cells: [DerivedCell] = []
-    /// The kept derived values that the recorded code read itself.
-    var directCells: [DerivedCell] = []
-    /// Whether a derived value read got its fallback, or was built from one: a value built
-    /// from what was read is not kept.
-    var readFallback = false
-  }
-
-  init(building: DerivationFrame? = nil) {
-    self.building = building
-  }
-
-  /// Everything recorded, moved out of the recorder.
-  func takeRecorded() -> Recorded {
-    withLock { recorded in
-      defer { recorded = Recorded() }
-      return recorded
-    }
-  }
-
-  @usableFromInline
-  func recordRead(
-    of key: ObjectIdentifier, name: SlotName, in values: EnvironmentValues,
-    derivation: Derivation? = nil
-  ) {
-    let read = Read(
-      identifier: key, name: name, slot: values.slot(for: key), isInput: false,
-      derivation: derivation)
-    withLock { $0.reads.append(read) }
-  }
-
-  /// Records what a derived value read while it was built, as reads of the code that read it:
-  /// the inputs of `cell` (or of a value built anew), looked up in `values`.
-  func recordInputs(_ inputs: [Read], cell: DerivedCell?, in values: EnvironmentValues) {
-    let reads = inputs.map {
-      Read(
-        identifier: $0.identifier, name: $0.name, slot: values.slot(for: $0.identifier),
-        isInput: true)
-    }
-    withLock { state in
-      state.reads += reads
-      if let cell {
-        state.cells.append(cell)
-        state.directCells.append(cell)
-      }
-    }
-  }
-
-  /// Records that a derived value read got its fallback, or was built from one.
-  func recordFallback() {
-    withLock { $0.readFallback = true }
-  }
-
-  /// Records kept derived values read through another one.
-  func recordCells(_ cells: [DerivedCell]) {
-    guard !cells.isEmpty else { return }
-    withLock { $0.cells += cells }
   }
 }

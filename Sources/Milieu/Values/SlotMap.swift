@@ -44,8 +44,8 @@ class Slot: SlotStorage, @unchecked Sendable {
   /// holds (written to free-standing values) counts as deepest. Derived values are cached with
   /// the deepest slot they read, which every node that sees that slot shares.
   @exclusivity(unchecked) final var depth: UInt32 = .max
-  /// The derived values cached with this slot, made at the first one.
-  final let derivedCells = LazyReference<DerivedCellTable>()
+  /// What a layer above keeps with the slot, freed with it: the derived values kept with it.
+  final let attachment = LazyReference<AnyObject>()
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
   final let anchor: (any AnyObject & Sendable)?
 

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NotesServerKit
@@ -7,15 +8,45 @@ import Testing
 /// leaves nothing behind: no note, no notification, no request node.
 @Suite("Bad input")
 struct BadInputTests {
-  @Test func aRequestWithoutAUserHeaderIsUnauthorized() async throws {
+  /// The user header is checked before routing, so a route that does not exist is
+  /// unauthorized too: a client without a user learns nothing of the routes.
+  @Test(arguments: ["/notes", "/nope"])
+  func aRequestWithoutAUserHeaderIsUnauthorized(path: String) async throws {
     try await withNotesApp { client, app in
-      let response = try await client.send(.get, "/notes", as: nil)
+      let response = try await client.send(.get, path, as: nil)
       #expect(response.status == .unauthorized)
       #expect(
         try response.apiError().message
           == "missing X-User header: name the user the request acts for")
       #expect(try response.apiError().status == 401)
       #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test func twoUserHeadersAreUnauthorizedAsTwo() async throws {
+    try await withNotesApp { client, app in
+      let name = try #require(HTTPField.Name("X-User"))
+      var headers = HTTPFields()
+      headers.append(HTTPField(name: name, value: "alice"))
+      headers.append(HTTPField(name: name, value: "bob"))
+      let response = try await client.execute(uri: "/notes", method: .get, headers: headers)
+      #expect(response.status == .unauthorized)
+      #expect(
+        try response.apiError().message
+          == "malformed X-User header: the request has 2 of them; send exactly one")
+      #expect(app.node.drawnChildCount == 0)
+    }
+  }
+
+  @Test(arguments: [("ädä", "U+00E4"), ("a\u{308}da", "U+0308"), ("ada lovelace", "U+0020")])
+  func aUserNameOutsideTheRuleNamesTheCharacter(user: String, scalar: String) async throws {
+    try await withNotesApp { client, _ in
+      let response = try await client.send(.get, "/notes", as: user)
+      #expect(response.status == .unauthorized)
+      #expect(
+        try response.apiError().message
+          == "malformed X-User header: a user name has only ASCII letters, digits, '.', '_' and"
+          + " '-', not \(scalar)")
     }
   }
 
@@ -52,10 +83,17 @@ struct BadInputTests {
   }
 
   @Test(arguments: [
-    (#"{"title": "   "}"#, "a note's title must not be empty"),
+    (
+      #"{"title": "   "}"#,
+      "a note's title must not be empty: spaces and invisible characters do not count"
+    ),
     (
       #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
       "a note's title has at most 200 characters, not 201"
+    ),
+    (
+      #"{"title": "a\#(String(repeating: "\u{301}", count: 4_000))"}"#,
+      "a note's title has at most 1000 Unicode scalars (each accent or joiner counts), not 4001"
     ),
   ])
   func aDraftThatBreaksARuleIsUnprocessable(body: String, message: String) async throws {
@@ -92,12 +130,66 @@ struct BadInputTests {
     }
   }
 
-  @Test(arguments: ["abc", "0", "-3", "1.5"])
-  func aNoteIDThatIsNotAPositiveIntegerIsABadRequest(id: String) async throws {
+  @Test func aTitleOfTwoHundredAccentedCharactersIsAccepted() async throws {
+    try await withNotesApp { client, app in
+      let title = String(repeating: "e\u{301}", count: 200)
+      let response = try await client.create(NoteDraft(title: title), as: "alice")
+      #expect(response.status == .created)
+      #expect(app.store.count == 1)
+    }
+  }
+
+  @Test(arguments: ["abc", "0", "-3", "1.5", "+1", "01", "%2B1", "1%20", "%3"])
+  func aNoteIDNotWrittenAsTheServerWritesItIsABadRequest(id: String) async throws {
     try await withNotesApp { client, _ in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let response = try await client.send(.delete, "/notes/\(id)", as: "alice")
       #expect(response.status == .badRequest)
-      #expect(try response.apiError().message == "a note id is a positive integer, not '\(id)'")
+      #expect(
+        try response.apiError().message
+          == "a note id is a positive number in decimal digits, with no sign or leading zero,"
+          + " such as 42; not '\(id)'")
+    }
+  }
+
+  @Test func aNoteIDPastTheLargestIntegerSaysTheLimit() async throws {
+    try await withNotesApp { client, _ in
+      let response = try await client.send(.delete, "/notes/99999999999999999999", as: "alice")
+      #expect(response.status == .badRequest)
+      #expect(
+        try response.apiError().message
+          == "a note id is at most 9223372036854775807, not '99999999999999999999'")
+    }
+  }
+
+  @Test func aPercentEncodedNoteIDIsTheIDItEncodes() async throws {
+    try await withNotesApp { client, app in
+      let note = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Old"}"#)
+        .json(Note.self)
+      #expect(note.id == 1)
+      let response = try await client.send(.delete, "/notes/%31", as: "alice")
+      #expect(response.status == .noContent)
+      #expect(app.store.count == 0)
+    }
+  }
+
+  @Test func headAnswersAsGetDoesWithoutABody() async throws {
+    try await withNotesApp { client, _ in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Standup"}"#)
+      let get = try await client.send(.get, "/notes", as: "alice")
+      let head = try await client.send(.head, "/notes", as: "alice")
+      #expect(head.status == .ok)
+      #expect(head.body.readableBytes == 0)
+      #expect(head.headers[.contentLength] == get.headers[.contentLength])
+      #expect(try await client.send(.head, "/me", as: "alice").status == .ok)
+
+      for (path, user, status) in [
+        ("/notes", nil, HTTPResponse.Status.unauthorized), ("/nope", "alice", .notFound),
+      ] {
+        let refused = try await client.send(.head, path, as: user)
+        #expect(refused.status == status)
+        #expect(refused.body.readableBytes == 0)
+      }
     }
   }
 
@@ -120,8 +212,31 @@ struct BadInputTests {
       #expect(response.status == .forbidden)
       #expect(
         try response.apiError().message
-          == "no confirmation token was issued to alice: POST /notes/deletion-token first")
+          == "no confirmation token is pending for alice: POST /notes/deletion-token first")
       #expect(app.store.count == 1)
+    }
+  }
+
+  @Test func aTokenUsedTwiceIsForbiddenAsUsed() async throws {
+    try await withNotesApp { client, app in
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Go"}"#)
+      let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
+        .json(DeletionTokenResponse.self).token
+      let first = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
+      #expect(try first.json(DeletedAllResponse.self).deleted == 1)
+
+      _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
+      let again = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
+      #expect(again.status == .forbidden)
+      #expect(
+        try again.apiError().message
+          == "this confirmation token was already used: POST /notes/deletion-token for a new one")
+      #expect(app.store.count == 1)
+
+      let guess = try await client.send(.delete, "/notes?confirm=guess", as: "alice")
+      #expect(
+        try guess.apiError().message
+          == "no confirmation token is pending for alice: POST /notes/deletion-token first")
     }
   }
 

@@ -23,14 +23,16 @@ public enum NotesApplication {
   ///
   /// - Returns: The router, bound to the current node.
   public static func makeRouter() -> Router<NotesRequestContext> {
-    let router = Router(context: NotesRequestContext.self)
+    // HEAD answers as GET does, without the body.
+    let router = Router(context: NotesRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: JSONErrorMiddleware())
     router.add(middleware: RequestEnvironmentMiddleware())
     NotesRoutes.addRoutes(to: router)
     return router
   }
 
-  /// The application, listening where the current node's configuration says.
+  /// The application, listening where the current node's configuration says, and closing
+  /// connections that stay idle longer than it allows.
   ///
   /// - Parameter router: The router; ``makeRouter()``'s unless given.
   /// - Returns: The application, ready to run or to test.
@@ -40,10 +42,7 @@ public enum NotesApplication {
     @Milieu.Environment(\.configuration) var configuration
     @Milieu.Environment(\.logger) var logger
     return Application(
-      router: router,
-      configuration: ApplicationConfiguration(
-        address: .hostname(configuration.host, port: configuration.port),
-        serverName: "NotesServer"),
-      logger: logger)
+      router: router, server: configuration.httpServer,
+      configuration: configuration.applicationConfiguration, logger: logger)
   }
 }

@@ -10,13 +10,15 @@ extension NotesConfiguration {
   /// How to run the server, for `--help` and after a mistake.
   public static func usage(executable: String) -> String {
     """
-    Usage: \(executable) [--port PORT] [--log-level LEVEL]
+    Usage: \(executable) [--port PORT] [--log-level LEVEL] [--idle-timeout SECONDS]
 
-      --port PORT        the TCP port to listen on, on 127.0.0.1 (default 8080; 0 picks a free
-                         one); the environment variable NOTES_PORT sets it too
-      --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info);
-                         the environment variable NOTES_LOG_LEVEL sets it too
-      --help             prints this
+      --port PORT              the TCP port to listen on, on 127.0.0.1 (default 8080; 0 picks a
+                               free one); the environment variable NOTES_PORT sets it too
+      --log-level LEVEL        trace, debug, info, notice, warning, error or critical (default
+                               info); the environment variable NOTES_LOG_LEVEL sets it too
+      --idle-timeout SECONDS   how long a connection may stay idle before it is closed, from
+                               0.001 to 86400 (default 30); NOTES_IDLE_TIMEOUT sets it too
+      --help                   prints this
 
     An option given on the command line wins over its environment variable.
     """
@@ -39,16 +41,21 @@ extension NotesConfiguration {
   ) throws(CommandLineError) -> (configuration: NotesConfiguration, logLevel: Logger.Level)? {
     var port = environment["NOTES_PORT"]
     var logLevel = environment["NOTES_LOG_LEVEL"]
+    var idleTimeout = environment["NOTES_IDLE_TIMEOUT"]
     var remaining = arguments[...]
     while let argument = remaining.popFirst() {
       switch argument {
       case "--help", "-h":
         return nil
-      case "--port", "--log-level":
+      case "--port", "--log-level", "--idle-timeout":
         guard let value = remaining.popFirst() else {
           throw CommandLineError(description: "\(argument) needs a value")
         }
-        if argument == "--port" { port = value } else { logLevel = value }
+        switch argument {
+        case "--port": port = value
+        case "--log-level": logLevel = value
+        default: idleTimeout = value
+        }
       default:
         throw CommandLineError(description: "unknown argument '\(argument)'")
       }
@@ -59,6 +66,14 @@ extension NotesConfiguration {
         throw CommandLineError(description: "the port is a number from 0 to 65535, not '\(port)'")
       }
       configuration.port = number
+    }
+    if let idleTimeout {
+      guard let seconds = Double(idleTimeout), (0.001...86_400).contains(seconds) else {
+        throw CommandLineError(
+          description: "the idle timeout is a number of seconds from 0.001 to 86400, not"
+            + " '\(idleTimeout)'")
+      }
+      configuration.idleTimeout = .seconds(seconds)
     }
     var level = Logger.Level.info
     if let logLevel {

@@ -26,8 +26,8 @@ public struct NotesRequestContext: RequestContext {
 }
 
 extension JSONEncoder {
-  /// A new encoder that writes JSON with sorted keys and unescaped slashes, as both variants of
-  /// the server answer.
+  /// A new encoder that writes JSON with sorted keys and unescaped slashes, as every variant of
+  /// the server answers.
   static var notesServer: JSONEncoder {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

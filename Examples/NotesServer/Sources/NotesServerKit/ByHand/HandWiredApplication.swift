@@ -13,7 +13,7 @@ public enum HandWiredApplication {
   /// - Parameter services: What every request shares.
   /// - Returns: The router.
   public static func makeRouter(services: HandWiredAppServices) -> Router<HandWiredRequestContext> {
-    let router = Router(context: HandWiredRequestContext.self)
+    let router = Router(context: HandWiredRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: JSONErrorMiddleware())
     router.add(middleware: HandWiringMiddleware(app: services))
     // Built once, as Milieu's server builds its derived `notesService` once per app node.
@@ -54,10 +54,7 @@ public enum HandWiredApplication {
   /// - Returns: The application, ready to run or to test.
   public static func make(services: HandWiredAppServices) -> some ApplicationProtocol {
     Application(
-      router: makeRouter(services: services),
-      configuration: ApplicationConfiguration(
-        address: .hostname(services.configuration.host, port: services.configuration.port),
-        serverName: "NotesServer"),
-      logger: services.logger)
+      router: makeRouter(services: services), server: services.configuration.httpServer,
+      configuration: services.configuration.applicationConfiguration, logger: services.logger)
   }
 }

@@ -32,7 +32,8 @@ public struct HandWiringMiddleware: RouterMiddleware {
     next: (Request, HandWiredRequestContext) async throws -> Response
   ) async throws -> Response {
     let user = try AuthenticatedUser(
-      headerValue: request.headers[userHeader], headerName: app.configuration.userHeaderName)
+      headerValues: request.headers[values: userHeader],
+      headerName: app.configuration.userHeaderName)
     let requestID = context.id
     var logger = app.logger
     logger[metadataKey: "request.id"] = .string(requestID)

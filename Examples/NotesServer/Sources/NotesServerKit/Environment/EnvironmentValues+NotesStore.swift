@@ -16,6 +16,9 @@ public final class NotesStore: Sendable {
   private struct Owned: Sendable {
     var notes: [Note] = []
     var deletionToken: IssuedToken?
+    /// The last token that deleted everything, until another is issued: to tell a client that
+    /// sends it again that it was used, not that none was issued.
+    var usedDeletionToken: String?
   }
 
   private struct IssuedToken: Sendable {
@@ -89,28 +92,36 @@ public final class NotesStore: Sendable {
   ) -> String {
     let value = Self.randomToken()
     let token = IssuedToken(value: value, deadline: clock.deadline(after: lifetime))
-    state.withLock { $0.owners[owner, default: Owned()].deletionToken = token }
+    state.withLock { state in
+      state.owners[owner, default: Owned()].deletionToken = token
+      state.owners[owner]?.usedDeletionToken = nil
+    }
     return value
   }
 
   /// Deletes all of a user's notes if the token is the one issued to that user and still valid.
   ///
   /// A valid token is used up. A wrong token changes nothing: the notes stay, and so does the
-  /// token that was issued.
+  /// token that was issued. A used token sent again is told so.
   ///
   /// - Parameters:
   ///   - owner: Whose notes.
   ///   - token: The confirmation token the request carries.
   ///   - clock: The clock the token's deadline was measured on.
   /// - Returns: The number of notes deleted.
-  /// - Throws: ``APIError`` 403 when no token was issued, the token differs, or it expired.
+  /// - Throws: ``APIError`` 403 when no token is pending, the token was used already, differs,
+  ///   or expired.
   public func removeAll(
     of owner: AuthenticatedUser, confirmedBy token: String, clock: any Clock<Duration>
   ) throws(APIError) -> Int {
     try state.withLock { state throws(APIError) in
       guard let issued = state.owners[owner]?.deletionToken else {
+        if let used = state.owners[owner]?.usedDeletionToken, used == token {
+          throw .forbidden(
+            "this confirmation token was already used: POST /notes/deletion-token for a new one")
+        }
         throw .forbidden(
-          "no confirmation token was issued to \(owner): POST /notes/deletion-token first")
+          "no confirmation token is pending for \(owner): POST /notes/deletion-token first")
       }
       guard issued.value == token else {
         throw .forbidden("wrong confirmation token for \(owner)")
@@ -119,7 +130,7 @@ public final class NotesStore: Sendable {
         throw .forbidden("confirmation token expired: POST /notes/deletion-token for a new one")
       }
       let count = state.owners[owner]?.notes.count ?? 0
-      state.owners[owner] = nil
+      state.owners[owner] = Owned(usedDeletionToken: issued.value)
       return count
     }
   }

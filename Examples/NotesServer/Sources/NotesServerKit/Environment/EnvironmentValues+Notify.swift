@@ -10,13 +10,26 @@ public enum NoteNotification: Sendable, Equatable, CustomStringConvertible {
   /// A user deleted all their notes, confirmed by a token.
   case deletedAll(owner: String, count: Int)
 
-  /// One line that says what happened.
+  /// One line that says what happened, safe to log: the client's text in it (the owner's name,
+  /// the title) has its control characters escaped, so that it can neither end the line nor act
+  /// on a terminal.
   public var description: String {
     switch self {
-    case .created(let note): "\(note.owner) created note \(note.id), \"\(note.title)\""
-    case .deleted(let note): "\(note.owner) deleted note \(note.id), \"\(note.title)\""
-    case .deletedAll(let owner, let count): "\(owner) deleted all \(count) of their notes"
+    case .created(let note):
+      "\(Self.owner(note.owner)) created note \(note.id), \(Self.title(note))"
+    case .deleted(let note):
+      "\(Self.owner(note.owner)) deleted note \(note.id), \(Self.title(note))"
+    case .deletedAll(let owner, let count):
+      "\(Self.owner(owner)) deleted all \(count) of their notes"
     }
+  }
+
+  private static func owner(_ name: String) -> String {
+    ClientText.forLog(name, quoted: false)
+  }
+
+  private static func title(_ note: Note) -> String {
+    ClientText.forLog(note.title, quoted: true)
   }
 }
 

@@ -4,7 +4,8 @@ import Hummingbird
 ///
 /// ``APIError``s pass through as they are. Hummingbird's own errors (no route, a method the
 /// route does not take, a body too large) keep their status and get a message; anything else is
-/// a 500 whose message points at the server's log, where the error itself is written.
+/// a 500 whose message points at the server's log, where the error itself is written. A HEAD
+/// request gets the same status and headers, without the body.
 ///
 /// ```swift
 /// router.add(middleware: JSONErrorMiddleware())  // first, so that it sees every error
@@ -34,7 +35,8 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         // Such as the `Allow` header of a 405.
         response.headers.append(contentsOf: error.headers)
       }
-      return response
+      // A HEAD request gets the head GET would have, without the body.
+      return request.method == .head ? response.createHeadResponse() : response
     }
   }
 
@@ -49,7 +51,9 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     case let error as any HTTPResponseError:
       return APIError(status: error.status, message: message(for: error.status, request: request))
     default:
-      context.logger.error("request failed: \(String(reflecting: error))")
+      // An error may quote what the client sent.
+      context.logger.error(
+        "request failed: \(ClientText.forLog(String(reflecting: error), quoted: false))")
       return APIError(
         status: .internalServerError,
         message: "internal error; the server's log has it under request id \(context.id)")

@@ -17,26 +17,31 @@ import Milieu
 /// runs after the middleware has returned and outside its `withCurrent`, sees the root as
 /// `EnvironmentNode.current`; it should capture what it needs of the request (the service and
 /// the caller) before the handler returns.
-/// A request whose user header is missing or malformed gets a 401 and no node at all.
+/// A request whose user header is missing or malformed gets a 401 and no node at all; the
+/// header is checked before the route is, so a client without a user learns nothing of which
+/// routes exist.
 ///
 /// ```swift
-/// let router = app.withCurrent {
-///   let router = Router()
-///   router.add(middleware: RequestEnvironmentMiddleware())  // binds to `app`
-///   return router
-/// }
+/// let router = Router()
+/// router.add(middleware: RequestEnvironmentMiddleware(app: app))
 /// ```
 public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddleware {
-  /// The node each request's node is a child of: the one current when the middleware is made.
-  private let app = EnvironmentNode.current
-  @Milieu.Environment(\.logger) private var logger
+  /// The node each request's node is a child of.
+  private let app: EnvironmentNode
+  /// The app's logger, read at each request, so that a logger the app node is given later
+  /// reaches the requests after it.
+  private let logger: Milieu.Environment<Logger>
   private let userHeader: HTTPField.Name
   private let userHeaderName: String
 
-  /// Creates the middleware under the current node, which becomes every request's parent.
+  /// Creates the middleware under an app node, which becomes every request's parent.
   ///
-  /// It reads the user header's name from the configuration once, here.
-  public init() {
+  /// It reads the user header's name from the app's configuration once, here.
+  ///
+  /// - Parameter app: The app node; the current node unless given.
+  public init(app: EnvironmentNode = .current) {
+    self.app = app
+    logger = app.withCurrent { Milieu.Environment(\.logger) }
     userHeaderName = app[\.configuration].userHeaderName
     guard let userHeader = HTTPField.Name(userHeaderName) else {
       preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
@@ -57,9 +62,9 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
     next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     let user = try AuthenticatedUser(
-      headerValue: request.headers[userHeader], headerName: userHeaderName)
+      headerValues: request.headers[values: userHeader], headerName: userHeaderName)
     let requestID = context.id
-    var logger = self.logger
+    var logger = self.logger.wrappedValue
     logger[metadataKey: "request.id"] = .string(requestID)
     logger[metadataKey: "user"] = .string(user.name)
     // A constant name: the id is among the node's values, which tree dumps show, and a name

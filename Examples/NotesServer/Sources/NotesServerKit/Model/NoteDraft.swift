@@ -2,8 +2,12 @@
 public struct NoteDraft: Sendable, Hashable, Codable {
   /// The longest title accepted, in characters.
   public static let maximumTitleLength = 200
+  /// The most Unicode scalars a title may hold: a character can be heaped with any number of
+  /// combining marks, and this bounds what the character limit does not.
+  public static let maximumTitleScalars = 1_000
 
-  /// The note's title: 1 to ``maximumTitleLength`` characters, not all spaces.
+  /// The note's title: one line of plain text, 1 to ``maximumTitleLength`` characters (and at
+  /// most ``maximumTitleScalars`` Unicode scalars), with something visible in it.
   public var title: String
   /// The note's text; may be empty.
   public var text: String
@@ -32,16 +36,36 @@ public struct NoteDraft: Sendable, Hashable, Codable {
     text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
   }
 
-  /// Checks what JSON decoding cannot: that the title says something and is not too long.
+  /// Checks what JSON decoding cannot: that the title shows something, is one line of plain
+  /// text, and is not too long.
+  ///
+  /// A title of only spaces and invisible characters (a NUL, a zero-width space, a variation
+  /// selector) is empty. A title holding a control character (a line break, a tab, an escape, a
+  /// bidi control) is refused: it could end or forge a log line, or act on the terminal that
+  /// shows it.
   ///
   /// - Throws: ``APIError`` 422 naming the rule the draft breaks.
   public func validate() throws(APIError) {
-    if title.allSatisfy(\.isWhitespace) {
-      throw .unprocessableContent("a note's title must not be empty")
-    }
-    if title.count > Self.maximumTitleLength {
+    let scalars = title.unicodeScalars
+    if scalars.allSatisfy(ClientText.isInvisible) {
       throw .unprocessableContent(
-        "a note's title has at most \(Self.maximumTitleLength) characters, not \(title.count)")
+        "a note's title must not be empty: spaces and invisible characters do not count")
+    }
+    if let control = scalars.first(where: ClientText.isControl) {
+      throw .unprocessableContent(
+        "a note's title is one line of plain text, without control characters such as line"
+          + " breaks, tabs, escapes or bidi controls: it holds \(ClientText.codePoint(control))")
+    }
+    let scalarCount = scalars.count
+    if scalarCount > Self.maximumTitleScalars {
+      throw .unprocessableContent(
+        "a note's title has at most \(Self.maximumTitleScalars) Unicode scalars (each accent or"
+          + " joiner counts), not \(scalarCount)")
+    }
+    let count = title.count
+    if count > Self.maximumTitleLength {
+      throw .unprocessableContent(
+        "a note's title has at most \(Self.maximumTitleLength) characters, not \(count)")
     }
   }
 }

@@ -63,8 +63,8 @@ public enum NotesRoutes {
   ///
   /// - Parameter rawID: The `:id` path parameter.
   /// - Returns: 204.
-  /// - Throws: ``APIError``: 400 for an id that is not a positive integer, 404 for a note the
-  ///   user does not have.
+  /// - Throws: ``APIError``: 400 for an id that is not a positive integer in decimal digits,
+  ///   404 for a note the user does not have.
   public static func delete(id rawID: String?) throws(APIError) -> HTTPResponse.Status {
     let request = EnvironmentNode.current.values
     try request.notesService.delete(id: try Self.noteID(rawID), for: try request.notesCaller())
@@ -105,15 +105,56 @@ public enum NotesRoutes {
     return WhoAmIResponse(user: user.name, requestID: requestID)
   }
 
-  /// Reads a note id from a path parameter.
+  /// Reads a note id from a path parameter, written as the server writes ids.
+  ///
+  /// Hummingbird hands path parameters over as they are in the URI, so the parameter is
+  /// percent-decoded first: `%31` is `1`, as the URI standard makes them equivalent. What is
+  /// left must be the id in decimal digits with no sign and no leading zero, so that each note
+  /// has one URI: `+1` and `01` are refused.
   ///
   /// - Parameter rawID: The parameter.
   /// - Returns: The id.
-  /// - Throws: ``APIError`` 400 unless it is a positive integer.
-  static func noteID(_ rawID: String?) throws(APIError) -> Int {
-    guard let rawID, let id = Int(rawID), id > 0 else {
-      throw .badRequest("a note id is a positive integer, not '\(rawID ?? "")'")
+  /// - Throws: ``APIError`` 400 unless it is a positive integer written so, or one larger than
+  ///   `Int.max`, naming the limit.
+  package static func noteID(_ rawID: String?) throws(APIError) -> Int {
+    let rawID = rawID ?? ""
+    guard let digits = percentDecoded(rawID), let first = digits.first, first != UInt8(ascii: "0"),
+      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    else {
+      throw .badRequest(
+        "a note id is a positive number in decimal digits, with no sign or leading zero, such as"
+          + " 42; not '\(rawID)'")
+    }
+    guard let id = Int(String(decoding: digits, as: UTF8.self)) else {
+      throw .badRequest("a note id is at most \(Int.max), not '\(rawID)'")
     }
     return id
+  }
+
+  /// The bytes a URI component stands for, or `nil` if a `%` is not followed by two hexadecimal
+  /// digits.
+  private static func percentDecoded(_ component: String) -> [UInt8]? {
+    func hexValue(_ byte: UInt8?) -> UInt8? {
+      switch byte {
+      case let byte? where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
+        byte - UInt8(ascii: "0")
+      case let byte? where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20):
+        (byte | 0x20) - UInt8(ascii: "a") + 10
+      default: nil
+      }
+    }
+    var bytes: [UInt8] = []
+    var iterator = component.utf8.makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = hexValue(iterator.next()), let low = hexValue(iterator.next()) else {
+        return nil
+      }
+      bytes.append(high << 4 | low)
+    }
+    return bytes
   }
 }

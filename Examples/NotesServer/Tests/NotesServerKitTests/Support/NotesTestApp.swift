@@ -36,6 +36,8 @@ struct NotesTestApp: Sendable {
 ///   - configuration: The app's configuration.
 ///   - notify: The app's `notify` action; by default one that records into the app's
 ///     ``NotesTestApp/notifications``.
+///   - logger: The app's logger; by default one that logs everything into the app's
+///     ``NotesTestApp/logs``.
 ///   - addRoutes: Adds routes of the test's own to the router, after the notes routes.
 ///   - body: The test.
 /// - Returns: What `body` returns.
@@ -43,17 +45,19 @@ struct NotesTestApp: Sendable {
 func withNotesApp<Result: Sendable>(
   configuration: NotesConfiguration = NotesConfiguration(),
   notify: NotifyAction? = nil,
+  logger: Logger? = nil,
   addRoutes: (Router<NotesRequestContext>) -> Void = { _ in },
   _ body: @Sendable (any TestClientProtocol, NotesTestApp) async throws -> Result
 ) async throws -> Result {
   let logs = InMemoryLogHandler()
-  var logger = Logger(label: "NotesServerTests") { _ in logs }
-  logger.logLevel = .trace
+  var inMemoryLogger = Logger(label: "NotesServerTests") { _ in logs }
+  inMemoryLogger.logLevel = .trace
   let notifications = NotificationRecorder()
   let store = NotesStore()
   let clock = TestClock()
   return try await withTestEnvironment(
-    .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, store),
+    .set(\.configuration, configuration), .set(\.logger, logger ?? inMemoryLogger),
+    .set(\.notesStore, store),
     .set(\.notify, notify ?? notifications.action), .set(\.clock, clock)
   ) {
     let app = NotesTestApp(
@@ -86,6 +90,18 @@ extension TestClientProtocol {
     return try await execute(
       uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
   }
+
+  /// Sends `POST /notes` with a draft, encoded as JSON whatever its title holds.
+  ///
+  /// - Parameters:
+  ///   - draft: The note's title and text.
+  ///   - user: The `X-User` header's value.
+  /// - Returns: The response.
+  /// - Throws: What the client throws when the request cannot be sent.
+  func create(_ draft: NoteDraft, as user: String) async throws -> TestResponse {
+    let body = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
+    return try await send(.post, "/notes", as: user, body: body)
+  }
 }
 
 extension TestResponse {
@@ -97,5 +113,31 @@ extension TestResponse {
   /// The JSON error the body carries.
   func apiError() throws -> APIError.Body.Details {
     try json(APIError.Body.self).error
+  }
+}
+
+/// Runs a test against a fresh notes app listening on a port of 127.0.0.1, through the raw
+/// connections the test makes.
+///
+/// - Parameters:
+///   - configuration: The app's configuration; its port is replaced by a free one.
+///   - body: The test, given the port.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws, or what starting the app throws.
+func withLiveNotesApp<Result: Sendable>(
+  configuration: NotesConfiguration = NotesConfiguration(),
+  _ body: @Sendable (Int) async throws -> Result
+) async throws -> Result {
+  var configuration = configuration
+  configuration.port = 0
+  var logger = Logger(label: "NotesServerTests.live")
+  logger.logLevel = .error
+  return try await withTestEnvironment(
+    .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, NotesStore())
+  ) {
+    try await NotesApplication.make().test(.live) { client in
+      guard let port = client.port else { throw RawConnection.Failure(description: "no port") }
+      return try await body(port)
+    }
   }
 }

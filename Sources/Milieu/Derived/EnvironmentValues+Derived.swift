@@ -142,13 +142,12 @@ extension EnvironmentValues {
     get {
       // Inlinable, so that a read of a value built before is specialized where it is made.
       let key = ObjectIdentifier(derived)
-      recorder?.recordRead(
-        of: key, name: .accessor(accessor), in: self, derivation: derived.derivation)
+      let derivation = derived.derivation
+      recorder?.recordRead(of: key, name: .accessor(accessor), in: self, detail: derivation)
       if let overridden = value(for: key, as: Value.self) { return overridden }
       // A recorder learns a derived value's inputs from the full path, which records them.
-      let derivation = derived.derivation
       let cell =
-        (recorder == nil ? derivation.keptCell(in: self) : nil)
+        (recorder == nil ? derivation.cachedCell(in: self) : nil)
         ?? derivation.cell(in: self, name: .accessor(accessor))
       // The cell is ready, so it holds its value.
       return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
