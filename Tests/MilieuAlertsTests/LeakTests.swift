@@ -153,6 +153,28 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
     #expect(await actions[0].ask(title: "Late") == .dropped(.hostDeallocated))
   }
 
+  /// An alert nobody answers, shown from a node below the host's, keeps neither that node nor,
+  /// through it, the host alive: the host is freed with its node, and the alert resolves.
+  @Test func anUnansweredAlertKeepsNeitherTheNodeThatShowedItNorItsHost() async {
+    var sheet: EnvironmentNode? = EnvironmentNode("app").child("sheet")
+    let completions = Outcomes()
+    let weakHost = WeakReference(
+      sheet?.installAlertHost(presenter: RecordingPresenter<AlertData>()))
+    let weakForm: WeakReference<EnvironmentNode> = {
+      guard let form = sheet?.child("form") else { return WeakReference(EnvironmentNode()) }
+      form.withCurrent {
+        form[\.showAlert](AlertData(title: "Unanswered")) { completions.append($0) }
+      }
+      return WeakReference(form)
+    }()
+    #expect(weakHost.object?.current?.title == "Unanswered")
+
+    sheet = nil
+    #expect(weakForm.object == nil, "the host keeps the node that showed its alert")
+    #expect(weakHost.object == nil, "the host lives on through the node that showed its alert")
+    #expect(completions.all == [.dropped(.hostDeallocated)])
+  }
+
   /// Installs a host with a presenter on `sheet` and returns the `showAlert` of three nodes below
   /// it, a weak reference to the host and its event stream. The nodes below are not kept.
   static func installHost(on sheet: EnvironmentNode) -> (

@@ -85,7 +85,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
   // nonisolated(unsafe): written once, by `init`.
   nonisolated(unsafe) weak var object: Object?
 
-  init(_ object: Object) {
+  init(_ object: Object?) {
     self.object = object
   }
 }

@@ -35,6 +35,14 @@ extension PresentationHost where Item == AlertData {
     show(alert, resolution: Resolution(completion))
   }
 
+  /// The generic `show(_:resolution:from:)`, compiled here for alerts: a call from another
+  /// module (the recorder's) runs it specialized rather than look up type metadata throughout.
+  package func show(
+    _ alert: AlertData, resolution: Resolution<AlertTap>?, from origin: EnvironmentNode? = nil
+  ) {
+    show(item: alert, resolution: resolution, from: origin)
+  }
+
   /// Dismisses the current alert without a tap, which runs its cancel button's action.
   ///
   /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.

@@ -60,6 +60,15 @@ struct PendingQueue<Element> {
     return element
   }
 
+  /// Changes the first element that matches, in place.
+  mutating func update(where matches: (Element) -> Bool, _ change: (inout Element) -> Void) {
+    guard let index = storage[head...].firstIndex(where: { $0.map(matches) ?? false }),
+      var element = storage[index]
+    else { return }
+    change(&element)
+    storage[index] = element
+  }
+
   /// Removes and returns the first element that matches, keeping the order of the rest.
   mutating func remove(where matches: (Element) -> Bool) -> Element? {
     guard let index = storage[head...].firstIndex(where: { $0.map(matches) ?? false }) else {

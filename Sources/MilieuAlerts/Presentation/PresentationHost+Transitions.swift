@@ -23,6 +23,9 @@ extension PresentationHost {
     var nextSubscriber = 0
     /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
     var expiries: [PresentationID: Task<Void, Never>] = [:]
+    /// The reporters of the items still held when the call that showed them returned; see
+    /// `PresentationHost.Entry.showingNode`.
+    var reporters: [PresentationID: IssueReporter] = [:]
   }
 
   /// What became of a showing the host was given.
@@ -197,6 +200,24 @@ extension PresentationHost.State {
   private mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
     post(.dropped(entry.item, reason))
     if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
+    // Released when the effects are delivered, with no lock held: the item may hold the last
+    // reference to what its actions captured.
+    effects.append(.release(entry))
+  }
+
+  /// Whether the host holds an item: current or waiting.
+  func holds(_ id: PresentationID) -> Bool { isShownOrWaiting(id) }
+
+  /// Keeps the reporter of a held item, in place of the node its showing call held.
+  mutating func setReporter(_ reporter: IssueReporter, of id: PresentationID) {
+    if current?.item.id == id {
+      current?.showingNode = nil
+    } else if pendingIDs.contains(id) {
+      pending.update(where: { $0.item.id == id }, { $0.showingNode = nil })
+    } else {
+      return
+    }
+    reporters[id] = reporter
   }
 
   /// Whether an item with this identity is current or waiting.
@@ -215,7 +236,12 @@ extension PresentationHost.State {
     if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
   }
 
+  /// Forgets what the host kept for an item that leaves it: its deduplication key, and its
+  /// reporter, which the effects release with no lock held.
   private mutating func forget(_ item: Item) {
     if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
+    if !reporters.isEmpty, let reporter = reporters.removeValue(forKey: item.id) {
+      effects.append(.releaseReporter(reporter))
+    }
   }
 }

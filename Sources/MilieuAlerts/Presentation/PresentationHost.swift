@@ -45,10 +45,20 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   struct Entry: Sendable {
     let item: Item
     let resolution: Resolution<Item.Answer>?
-    /// The node the item was shown from, whose `issueReporter` hears of problems presenting it,
-    /// or `nil` for the root; also `nil` for a host without a presenter, which reports nothing
-    /// about presenting.
-    let origin: EnvironmentNode?
+    /// Where a presenter's reports about the item go, while the call that showed it runs: the
+    /// node it was shown from, unretained, since that call holds it; `nil` for the root, and
+    /// for a host without a presenter, which reports nothing about presenting. As that call
+    /// returns, if the host still holds the item, it keeps the node's reporter in
+    /// `State.reporters`. A host that held the node would keep alive, through items nobody
+    /// answers, the node that holds the host.
+    var showingNode: ShowingNode?
+  }
+
+  /// A node, unretained: valid while the call that showed an item runs, which holds it.
+  struct ShowingNode: @unchecked Sendable {
+    // @unchecked: used only while that call runs, on any thread; `show` drops it before it
+    // returns.
+    let node: Unmanaged<EnvironmentNode>
   }
 
   /// Creates a host.
@@ -98,17 +108,23 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// Where a presenter reports problems presenting an item: the `issueReporter` of the node the
   /// item was shown from, whichever thread the presenter runs on.
   ///
-  /// For an item the host no longer holds, the current node's reporter.
+  /// For an item the host no longer holds, or whose node is gone (the host does not keep it
+  /// alive), the current node's reporter.
   ///
   /// - Parameter item: An item the host handed to its presenter.
   /// - Returns: The reporter.
   public func issueReporter(for item: Item) -> IssueReporter {
-    let held = state.withLock { state -> Entry? in
-      if let current = state.current, current.item.id == item.id { return current }
-      return state.pending.elements.first { $0.item.id == item.id }
+    let held = state.withLock { state -> (entry: Entry, reporter: IssueReporter?)? in
+      let entry =
+        state.current?.item.id == item.id
+        ? state.current : state.pending.elements.first { $0.item.id == item.id }
+      return entry.map { ($0, state.reporters[item.id]) }
     }
-    guard let held else { return EnvironmentNode.current[\.issueReporter] }
-    return (held.origin ?? EnvironmentNode.root)[\.issueReporter]
+    if let reporter = held?.reporter { return reporter }
+    if let showing = held?.entry.showingNode {
+      return showing.node.takeUnretainedValue()[\.issueReporter]
+    }
+    return EnvironmentNode.current[\.issueReporter]
   }
 
   // MARK: Showing
@@ -138,18 +154,33 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   package func show(
     _ item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode? = nil
   ) {
-    // The node is read only for a presenter's reports, and its reporter only once one comes.
-    let kept = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
-    let entry = Entry(item: item, resolution: resolution, origin: kept)
+    show(item: item, resolution: resolution, from: origin)
+  }
+
+  /// `show(_:resolution:from:)` by another name, which the item-typed forms of it call.
+  func show(item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode?) {
+    // The node is read only for a presenter's reports, and its reporter only if the host still
+    // holds the item when this call returns: an alert answered at once costs neither.
+    let node = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
+    let entry = Entry(
+      item: item, resolution: resolution,
+      showingNode: node.map { ShowingNode(node: .passUnretained($0)) })
+    let isHeld: Bool
     switch mutate({ $0.admit(entry, policy: policy) }) {
     case .handled:
-      break
+      isHeld = !isHeadless && state.withLock { $0.holds(item.id) }
     case .shownAlready:
       reportShownAlready(item, in: origin ?? EnvironmentNode.current)
+      isHeld = false
     case .presentNow:
       presenter.present(item, in: self)
-      finishDelivering()
+      isHeld = finishDelivering(holding: isHeadless ? nil : item.id)
     }
+    if isHeld {
+      let reporter = (node ?? EnvironmentNode.root).values.issueReporter
+      state.withLock { $0.setReporter(reporter, of: item.id) }
+    }
+    withExtendedLifetime(node) {}
   }
 
   private func reportShownAlready(_ item: Item, in node: EnvironmentNode) {
