@@ -126,9 +126,13 @@ def read_budgets():
 
 def main():
     arguments = sys.argv[1:]
-    if not arguments:
+    if not arguments or arguments[0] in ("-h", "--help"):
         sys.exit(__doc__)
     binary, write = arguments[0], "--write" in arguments
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"error: {binary!r} is not an executable file. Build the counts first "
+                 "(swift build -c release --product InstructionCounts in Benchmarks/) and pass "
+                 "the binary's path; Benchmarks/instructions.sh does both.")
     chosen = [a for a in arguments[1:] if a != "--write"]
     cases = list_cases(binary)
     budgets = read_budgets() if os.path.exists(BUDGETS) or not write else {}

@@ -63,7 +63,8 @@ import Testing
         brokenDone.store(true, ordering: .releasing)
       } else {
         waitUntil("the broken tenant's build runs") { probe.isBuilding() }
-        fineValue.withLock { $0 = fine.values[report] }
+        let value = fine.values[report]
+        fineValue.withLock { $0 = value }
         fineDone.store(true, ordering: .releasing)
       }
     }
@@ -215,6 +216,24 @@ import Testing
     #expect(found.isEmpty, "\(found.count) failures, the first: \(found.prefix(3))")
   }
 
+  // MARK: Release
+
+  /// A value that a rebuild replaces is released once no lock is held: its `deinit` may read
+  /// the environment, even the derived value that replaced it.
+  @Test func aReplacedValueMayReadTheEnvironmentAsItGoes() {
+    let farewell = Farewell()
+    let app = EnvironmentNode("app")
+    app.update { $0[EnvironmentValues.farewell] = farewell }
+    let request = app.child("request") { $0.greeting = "hi" }
+    farewell.node.withLock { $0 = request }
+    defer { farewell.node.withLock { $0 = nil } }
+
+    #expect(request.values[EnvironmentValues.departing].label == "live hi")
+    app.update { $0.client = Client(name: "next") }
+    #expect(request.values[EnvironmentValues.departing].label == "next hi")
+    #expect(farewell.said.withLock { $0 } == ["live hi, replaced by next hi"])
+  }
+
   /// Near misses of a cycle: a thread waits for a build that has just finished, while the
   /// thread that finished it goes on to wait for the first thread's build. Nobody waits for
   /// anybody forever, so nothing is reported and nobody gets a fallback.
@@ -242,10 +261,12 @@ import Testing
           let built = node.values[first]
           // At once, while the other thread may still be registered as waiting for `first`.
           waitUntil("the second build started") { secondStarted.load(ordering: .acquiring) }
-          results.withLock { $0.append(built + " / " + node.values[second]) }
+          let second = node.values[second]
+          results.withLock { $0.append(built + " / " + second) }
         } else {
           waitUntil("the first build runs") { DerivationWaits.isBuilding(first.derivation) }
-          results.withLock { $0.append(node.values[second]) }
+          let second = node.values[second]
+          results.withLock { $0.append(second) }
         }
       }
       if !issues.all.isEmpty
@@ -281,8 +302,9 @@ final class RoundBarrier: Sendable {
 
 /// Watches one derivation's builds from a test.
 final class DerivationProbe: @unchecked Sendable {
-  // @unchecked: `derivation` is set once, before any thread reads it.
-  var derivation: Derivation?
+  // @unchecked: `derivation` is set once, before any thread reads it. Weak: the derivation's
+  // build holds the probe.
+  weak var derivation: Derivation?
   private let building = Atomic<Bool>(false)
 
   func readersWaiting() -> Int {
@@ -291,4 +313,36 @@ final class DerivationProbe: @unchecked Sendable {
 
   func isBuilding() -> Bool { building.load(ordering: .acquiring) }
   func markBuilding() { building.store(true, ordering: .releasing) }
+}
+
+/// Reads the derived value again when the value it replaced is freed.
+final class Farewell: Sendable {
+  let node = Lock<EnvironmentNode?>(nil, audited: false)
+  let said = Lock<[String]>([], audited: false)
+
+  func sayFarewell(to label: String) {
+    guard let node = node.withLock({ $0 }) else { return }
+    let successor = node.values[EnvironmentValues.departing].label
+    said.withLock { $0.append("\(label), replaced by \(successor)") }
+  }
+}
+
+/// A derived value that says farewell as it is freed.
+final class Departing: Sendable {
+  let label: String
+  let farewell: Farewell?
+
+  init(label: String, farewell: Farewell?) {
+    self.label = label
+    self.farewell = farewell
+  }
+
+  deinit { farewell?.sayFarewell(to: label) }
+}
+
+extension EnvironmentValues {
+  fileprivate static let farewell = Entry<Farewell?>(nil)
+  fileprivate static let departing = Derived { values in
+    Departing(label: "\(values.client.name) \(values.greeting)", farewell: values[farewell])
+  }
 }

@@ -101,7 +101,7 @@ public struct Environment<Value: Sendable>: Sendable {
 ///   lock is a write to memory every reader shares, and threads reading one wrapper at once would
 ///   take turns for its cache line.
 /// - ``ValueEnvironmentReader``, for any other value: cached in an optional guarded by a
-///   ``SpinLock``, whose critical section is a comparison and a copy.
+///   ``VersionedLock`` (its version unused), whose critical section is a comparison and a copy.
 ///
 /// Two classes rather than one with both caches, because a class that stores a `Value?` looks
 /// up the metadata of `Optional<Value>` in the runtime's cache each time it is freed, and a word
@@ -114,7 +114,7 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   /// and for an ``EnvironmentBindable`` value bound to the node.
   @usableFromInline final let project: @Sendable (EnvironmentValues, EnvironmentNode) -> Value
   /// Serializes refreshes; for a ``ValueEnvironmentReader``, guards its cache too.
-  @usableFromInline final let cacheLock = SpinLock()
+  @usableFromInline final let cacheLock = VersionedLock()
 
   /// Whether values are cached as one word; a constant once specialized.
   @inlinable static var isWord: Bool {
@@ -155,6 +155,7 @@ class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
   @inlinable @inline(never)
   final func refresh(at current: UInt64) -> Value {
     let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
+    LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
     let fresh = project(node.values, node)
     // A value built anew on every read is not kept. The count is process-wide: a read of one
     // elsewhere meanwhile costs this wrapper one more refresh, nothing else.

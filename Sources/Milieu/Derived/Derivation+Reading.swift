@@ -117,16 +117,20 @@ extension Derivation {
     _ cell: DerivedCell, in values: EnvironmentValues, name: SlotName, parent: BuildRecorder?
   ) -> DerivedCell {
     var (error, recorded) = build(into: cell, in: values, name: name, parent: parent)
+    var replaced: DerivedCell?
     let kept = claims.withLock { underWay -> DerivedCell in
       // By index: `remove(at:)` keeps the array's storage for the next claim.
       if let index = underWay.firstIndex(where: { $0 === cell }) { underWay.remove(at: index) }
-      let kept = error == nil ? keep(cell, built: &recorded, in: values) : cell
+      let kept =
+        error == nil ? keep(cell, built: &recorded, in: values, replacing: &replaced) : cell
       // Under `claims`, and after everything the cell records: a reader that looks now finds it
       // finished, not kept and still building.
       cell.finish(error == nil ? .ready : .failed)
       return kept
     }
     cell.wakeWaiters()
+    // Released with no lock held: the cell kept before may hold the last reference to its value.
+    replaced = nil
     if let error { return fail(in: values, name: name, because: thrownMessage(error, name: name)) }
     return deliver(kept, in: values)
   }
@@ -134,7 +138,8 @@ extension Derivation {
   /// Records what a build read in its cell, and keeps the cell with its anchor; returns the
   /// cell its readers get. Called holding `claims`.
   private func keep(
-    _ cell: DerivedCell, built recorded: inout BuildRecorder.Recorded, in values: EnvironmentValues
+    _ cell: DerivedCell, built recorded: inout BuildRecorder.Recorded, in values: EnvironmentValues,
+    replacing replaced: inout DerivedCell?
   ) -> DerivedCell {
     // Moved out, so that the cell keeps the one array the recorder filled, not a copy.
     let reads = recorded.reads
@@ -155,7 +160,7 @@ extension Derivation {
       cell.replacement = first
       return first
     }
-    table.keep(cell)
+    replaced = table.keep(cell)
     return cell
   }
 
@@ -205,6 +210,7 @@ extension Derivation {
       frame: DerivationFrame(derivation: self, name: name, parent: parent, values: values))
     var observed = values
     observed.recorder = recorder
+    LockAudit.assertNoneHeld("a derived value's build runs")
     let error = recorder.run { () -> (any Error)? in
       do {
         try fill(cell, observed)

@@ -73,6 +73,10 @@ class DerivedCell: @unchecked Sendable {
     self.builder = currentThreadID()
   }
 
+  deinit {
+    LockAudit.assertNoneHeld("a derived value is released")
+  }
+
   var phase: Phase { Phase(rawValue: phaseCode.load(ordering: .acquiring)) ?? .failed }
 
   /// Whether the value is built.
@@ -178,7 +182,7 @@ final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable 
 final class DerivedCellTable: @unchecked Sendable {
   // @unchecked: `cells` is read and written only while `lock` is held. A spin lock, since
   // every critical section is a lookup or a store, and a cached read takes it.
-  private let lock = SpinLock()
+  private let lock = VersionedLock()
   @exclusivity(unchecked) private var cells = CellMap()
   /// The slot this table belongs to, `nil` for a derivation's own; unowned, since the slot
   /// holds the table and the table is reached only through it.
@@ -199,16 +203,15 @@ final class DerivedCellTable: @unchecked Sendable {
     withLock { $0[key] }
   }
 
-  /// Keeps a built cell, in place of the one kept before for its derivation; holds the
-  /// derivation if this is a slot's table.
-  func keep(_ cell: DerivedCell) {
-    let replaced = withLock { cells -> DerivedCell? in
+  /// Keeps a built cell, in place of the one kept before for its derivation, which it returns:
+  /// the caller releases it once no lock is held, since a cell's last release frees its value.
+  /// Holds the derivation if this is a slot's table.
+  func keep(_ cell: DerivedCell) -> DerivedCell? {
+    withLock { cells -> DerivedCell? in
       if anchor != nil { cell.heldDerivation = cell.derivation }
       defer { cells[cell.derivation.key] = cell }
       return cells[cell.derivation.key]
     }
-    // Released with no lock held: a cell's last release frees its value.
-    withExtendedLifetime(replaced) {}
   }
 
   /// The cells that hold a built value, for diagnostics.

@@ -110,6 +110,7 @@ public struct IssueReporter: Sendable {
   ///
   /// - Parameter issue: The issue.
   public func report(_ issue: EnvironmentIssue) {
+    LockAudit.assertNoneHeld("an issue is reported")
     body(issue)
   }
 

@@ -26,12 +26,19 @@ import Synchronization
 @_spi(MilieuInternal) public struct Lock<Value>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let fence = Atomic<UInt8>(0)
+  /// Whether debug builds count this lock among the ones no caller's code may run under.
+  @usableFromInline let isAudited: Bool
 
   /// Creates a lock around an initial value.
   ///
-  /// - Parameter initialValue: The value the lock guards.
-  public init(_ initialValue: consuming sending Value) {
+  /// - Parameters:
+  ///   - initialValue: The value the lock guards.
+  ///   - audited: Whether debug builds check that no code a caller passed in runs under this
+  ///     lock (see `LockAudit`): true for every lock of Milieu's own; a test that calls Milieu
+  ///     while it holds a lock of its own passes false.
+  public init(_ initialValue: consuming sending Value, audited: Bool = true) {
     mutex = Mutex(initialValue)
+    isAudited = audited
   }
 
   /// Runs `body` with exclusive access to the value.
@@ -48,7 +55,11 @@ import Synchronization
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
       _ = fence.load(ordering: .acquiring)
-      defer { fence.store(0, ordering: .releasing) }
+      if isAudited { LockAudit.acquired() }
+      defer {
+        if isAudited { LockAudit.released() }
+        fence.store(0, ordering: .releasing)
+      }
       return try body(&value)
     }
   }

@@ -6,20 +6,32 @@ import Synchronization
   import Darwin
 #endif
 
-/// A node's lock and its version in one atomic word.
+/// Milieu's spin lock: a lock and a version in one atomic word, for critical sections of a few
+/// loads and stores on hot paths.
 ///
-/// The low bit says whether the lock is held; the other bits are the version, which counts the
-/// writes that have reached the node, below the node's depth in the top bits (see ``word``). A
-/// write bumps the version as it releases the lock, so a reader that
-/// loads a version, reads through the node, and finds the same version afterwards saw no write in
-/// between; an ``Environment`` wrapper keeps its cached value exactly as long as the version of
-/// its node stays the one it was read at. Sharing one word keeps a childless node within its
-/// memory budget, and a reader that checks the version loads a line it was about to lock anyway.
+/// The rule for when to use it: a node's state, a wrapper's cache, a table of derived values,
+/// where the section is short and taken on every read. Anything that may hold the lock longer,
+/// or whose waiters should sleep, takes ``Lock``. Under either, run no code a caller passed in,
+/// and release nothing that might hold a value; debug builds check both (``LockAudit``).
+///
+/// The low bit says whether the lock is held; the bits above are the version, which counts the
+/// writes that have reached a node, below the node's depth in the top bits (see ``word``). A
+/// write bumps the version as it releases the lock, so a reader that loads a version, reads
+/// through the node, and finds the same version afterwards saw no write in between; an
+/// ``Environment`` wrapper keeps its cached value exactly as long as the version of its node
+/// stays the one it was read at. Sharing one word keeps a childless node within its memory
+/// budget, and a reader that checks the version loads a line it was about to lock anyway. Other
+/// users ignore the version and the depth.
 ///
 /// Acquiring is one compare-and-exchange; a waiter spins on a plain load, then yields its thread
-/// once it has spun for a while (a write holds the locks of a path while it walks a subtree).
-/// The thread sanitizer sees the lock, because it is made of atomics compiled into the caller.
-/// See "How Milieu stays fresh and frees memory" in the documentation catalog for what it guards.
+/// once it has spun for a while. The thread sanitizer sees the lock, because it is made of atomics
+/// compiled into the caller.
+///
+/// ```swift
+/// let lock = VersionedLock()
+/// lock.lock()
+/// defer { lock.unlock() }
+/// ```
 @usableFromInline
 struct VersionedLock: ~Copyable, Sendable {
   /// Bit 0: held. Bits 1 and up: the version, which starts with the node's depth in its top
@@ -30,7 +42,8 @@ struct VersionedLock: ~Copyable, Sendable {
   /// The depths the word can tell apart, 16,777,215; deeper nodes read as this deep.
   static let maximumDepth: UInt32 = (1 << 24) - 1
 
-  init(depth: UInt32) {
+  @usableFromInline
+  init(depth: UInt32 = 0) {
     word = Atomic(2 | UInt64(min(depth, Self.maximumDepth)) << 40)
   }
 
@@ -41,9 +54,28 @@ struct VersionedLock: ~Copyable, Sendable {
   /// before releasing the lock is visible after this load.
   @inlinable var version: UInt64 { word.load(ordering: .acquiring) >> 1 }
 
+  /// Whether some thread holds the lock: for assertions.
+  var isHeld: Bool { word.load(ordering: .relaxed) & 1 == 1 }
+
   /// Takes the lock; returns the version, which no write can change until ``unlock(bumping:)``.
-  @discardableResult
-  func lock() -> UInt64 {
+  @inlinable @inline(__always) @discardableResult
+  borrowing func lock() -> UInt64 {
+    let observed = word.load(ordering: .relaxed)
+    if observed & 1 == 0,
+      word.compareExchange(
+        expected: observed, desired: observed | 1, successOrdering: .acquiring,
+        failureOrdering: .relaxed
+      ).exchanged
+    {
+      LockAudit.acquired()
+      return observed >> 1
+    }
+    return lockContended()
+  }
+
+  /// Waits for the lock: spins on a plain load, then yields the thread between attempts.
+  @usableFromInline @inline(never)
+  borrowing func lockContended() -> UInt64 {
     var observed = word.load(ordering: .relaxed)
     var attempts = 0
     while true {
@@ -51,7 +83,10 @@ struct VersionedLock: ~Copyable, Sendable {
         let (exchanged, original) = word.compareExchange(
           expected: observed, desired: observed | 1, successOrdering: .acquiring,
           failureOrdering: .relaxed)
-        if exchanged { return observed >> 1 }
+        if exchanged {
+          LockAudit.acquired()
+          return observed >> 1
+        }
         observed = original
         continue
       }
@@ -62,7 +97,9 @@ struct VersionedLock: ~Copyable, Sendable {
   }
 
   /// Releases the lock, bumping the version if a write reached the node meanwhile.
-  func unlock(bumping: Bool = false) {
+  @inlinable @inline(__always)
+  borrowing func unlock(bumping: Bool = false) {
+    LockAudit.released()
     // Only the holder changes the word while the lock is held.
     let held = word.load(ordering: .relaxed)
     word.store((held & ~1) &+ (bumping ? 2 : 0), ordering: .releasing)

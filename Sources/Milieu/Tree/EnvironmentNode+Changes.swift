@@ -92,6 +92,7 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
         state.withLock { $0.isReading = false }
         return finish()
       }
+      LockAudit.assertNoneHeld("a change stream reads its key path")
       let (value, reads, _) = EnvironmentNode.record(keyPath, in: node.values)
       let sources = reads.map { SlotReference($0.slot) }
       let changed = state.withLock { state in
@@ -103,7 +104,10 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
         state.lastSources = sources
         return true
       }
-      if changed { continuation.yield(value) }
+      if changed {
+        LockAudit.assertNoneHeld("a change stream yields to its consumer")
+        continuation.yield(value)
+      }
     } while state.withLock { state in
       guard state.isStale else {
         state.isReading = false

@@ -75,6 +75,7 @@ extension EnvironmentNode {
   func forEachDescendant(
     bumpingVersions: Bool, _ visit: (EnvironmentNode, inout State, _ depth: Int) -> Bool
   ) {
+    assert(lock.isHeld, "a walk starts holding the lock of the node it walks below")
     var path: [(node: Unmanaged<EnvironmentNode>, next: Unmanaged<EnvironmentNode>?)] = [
       (.passUnretained(self), state.firstChild)
     ]
@@ -87,6 +88,9 @@ extension EnvironmentNode {
         continue
       }
       child._withUnsafeGuaranteedRef { node in
+        assert(
+          last.node._withUnsafeGuaranteedRef { $0.lock.isHeld },
+          "a walk holds the lock of every node on its path while it visits below")
         path[path.count - 1].next = node.nextSibling
         node.lock.lock()
         let descends = visit(node, &node.state, path.count)

@@ -25,6 +25,10 @@ final class EnvironmentSnapshot: Sendable {
     self.base = base
   }
 
+  deinit {
+    LockAudit.assertNoneHeld("a snapshot of values is released")
+  }
+
   /// What a root's parent would provide: nothing.
   static let nothing = EnvironmentSnapshot(owner: nil, top: .empty, base: .empty)
 

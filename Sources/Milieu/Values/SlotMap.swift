@@ -61,6 +61,10 @@ class Slot: SlotStorage, @unchecked Sendable {
     super.init(isTable: false)
   }
 
+  deinit {
+    LockAudit.assertNoneHeld("a stored value is released")
+  }
+
   /// The accessor or key name.
   final var name: String { nameSource.description }
 

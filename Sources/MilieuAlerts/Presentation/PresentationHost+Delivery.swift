@@ -75,6 +75,7 @@ extension PresentationHost {
       // than copied out and later destroyed in it: copying and destroying the generic enum go
       // through its value witnesses.
       effects.reverse()
+      assertNoMilieuLockHeld("a host delivers what a change led to: presenting, resolving, events")
       while let effect = effects.popLast() {
         switch consume effect {
         case .present(let item): presenter.present(item, in: self)

@@ -173,6 +173,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
       reportShownAlready(item, in: origin ?? EnvironmentNode.current)
       isHeld = false
     case .presentNow:
+      assertNoMilieuLockHeld("a host calls its presenter")
       presenter.present(item, in: self)
       isHeld = finishDelivering(holding: isHeadless ? nil : item.id)
     }

@@ -32,6 +32,7 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
       phase.exchange(ResolutionPhase.delivered, ordering: .acquiringAndReleasing)
         != ResolutionPhase.delivered
     else { return false }
+    assertNoMilieuLockHeld("an outcome is delivered")
     completion(outcome)
     return true
   }
