@@ -1,7 +1,7 @@
 import Testing
 
 /// Every interleaving of the protocol by which concurrent first reads build a derived value once
-/// per set of inputs (see `Derivation`), for two and three readers over small graphs, checked
+/// per set of inputs (see `AnyDerived`), for two and three readers over small graphs, checked
 /// against its promise: one build and one live value per set of inputs, and every reader done.
 ///
 /// The model keeps what the protocol decides and drops what it does not: a reader's values are

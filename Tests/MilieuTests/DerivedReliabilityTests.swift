@@ -304,7 +304,7 @@ final class RoundBarrier: Sendable {
 final class DerivationProbe: @unchecked Sendable {
   // @unchecked: `derivation` is set once, before any thread reads it. Weak: the derivation's
   // build holds the probe.
-  weak var derivation: Derivation?
+  weak var derivation: AnyDerived?
   private let building = Atomic<Bool>(false)
 
   func readersWaiting() -> Int {

@@ -1,4 +1,4 @@
-extension Derivation {
+extension AnyDerived {
   /// The kept cell `values` can use, found with no lock but its table's, without waiting or
   /// building: the read of a derived value built before. `nil` sends the read to
   /// ``cell(in:name:)``.
@@ -33,7 +33,7 @@ extension Derivation {
 
   /// The cell of the value as `values` sees it: a kept one built from the same inputs, one
   /// built now, or, for a value new on every read or a read that gets the fallback, one made for
-  /// this read alone. See ``Derivation`` for how a set of inputs is built once.
+  /// this read alone. See ``AnyDerived`` for how a set of inputs is built once.
   @usableFromInline
   func cell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
     let innermost = BuildRecorder.innermost

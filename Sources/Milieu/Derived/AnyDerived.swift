@@ -23,14 +23,14 @@ import Synchronization
 /// its waiters, who look again. `DerivedProtocolModelTests` checks every interleaving of this
 /// protocol for two and three readers.
 @usableFromInline
-final class Derivation: Sendable {
+final class AnyDerived: Sendable {
   let lifetime: EnvironmentValues.DerivedLifetime
   /// Where the value is declared: the call site of its issues.
   let declaration: CallSite
   /// Cells of values built from defaults alone, and of values kept for the process.
   let processCells = DerivedCellTable(anchor: nil)
   /// Makes an empty cell for the value's type.
-  let makeCell: @Sendable (Derivation, SlotName) -> DerivedCell
+  let makeCell: @Sendable (AnyDerived, SlotName) -> DerivedCell
   /// Builds the value from the values given, into a cell `makeCell` made.
   let fill: @Sendable (DerivedCell, EnvironmentValues) throws -> Void
   /// Puts the fallback into a cell `makeCell` made; `nil` when there is no fallback.
@@ -47,7 +47,7 @@ final class Derivation: Sendable {
   @usableFromInline
   init(
     lifetime: EnvironmentValues.DerivedLifetime, declaration: CallSite,
-    makeCell: @escaping @Sendable (Derivation, SlotName) -> DerivedCell,
+    makeCell: @escaping @Sendable (AnyDerived, SlotName) -> DerivedCell,
     fill: @escaping @Sendable (DerivedCell, EnvironmentValues) throws -> Void,
     fillWithFallback: (@Sendable (DerivedCell) -> Void)?
   ) {
@@ -131,7 +131,7 @@ final class Derivation: Sendable {
   }
 }
 
-/// An append-only list of keys; see ``Derivation/learnedKeys``.
+/// An append-only list of keys; see ``AnyDerived/learnedKeys``.
 final class KeyList: Sendable {
   let keys: [ObjectIdentifier]
   /// The same keys, to look one up without a search.

@@ -70,7 +70,7 @@ final class BuildRecorder: ReadRecorder, @unchecked Sendable {
 
 /// One build in progress, as its recorder knows it: what is built, and the build it is part of.
 struct DerivationFrame: Sendable {
-  let derivation: Derivation
+  let derivation: AnyDerived
   let name: SlotName
   /// The build that read this value, on the same thread.
   let parent: BuildRecorder?
@@ -79,7 +79,7 @@ struct DerivationFrame: Sendable {
   /// The values the build reads, whose reporter its issues go to.
   let values: EnvironmentValues
 
-  init(derivation: Derivation, name: SlotName, parent: BuildRecorder?, values: EnvironmentValues) {
+  init(derivation: AnyDerived, name: SlotName, parent: BuildRecorder?, values: EnvironmentValues) {
     self.derivation = derivation
     self.name = name
     self.parent = parent

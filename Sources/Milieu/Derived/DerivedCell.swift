@@ -23,11 +23,11 @@ class DerivedCell: @unchecked Sendable {
 
   /// The value's derivation. Unowned: a derivation's own table holds its cells, and a cell
   /// that held the derivation back would never be freed; see `heldDerivation`.
-  unowned(unsafe) let derivation: Derivation
+  unowned(unsafe) let derivation: AnyDerived
   /// The derivation, held while the cell is in a slot's table, whose key is the derivation's
   /// address: no other derivation may take that address, and so that key, while the cell is
   /// there.
-  @exclusivity(unchecked) var heldDerivation: Derivation?
+  @exclusivity(unchecked) var heldDerivation: AnyDerived?
   let name: SlotName
   /// The thread that builds the value.
   let builder: UInt
@@ -67,7 +67,7 @@ class DerivedCell: @unchecked Sendable {
   }
 
   @usableFromInline
-  init(derivation: Derivation, name: SlotName) {
+  init(derivation: AnyDerived, name: SlotName) {
     self.derivation = derivation
     self.name = name
     self.builder = currentThreadID()
@@ -258,13 +258,13 @@ enum DerivationWaits {
 
   /// The readers waiting for a build of `derivation` now: what tests wait for to make a build
   /// finish only once another thread waits for it.
-  static func readersWaiting(for derivation: Derivation) -> Int {
+  static func readersWaiting(for derivation: AnyDerived) -> Int {
     waiting.withLock { $0.values.filter { $0.derivation === derivation }.count }
   }
 
   /// Whether a build of `derivation` is under way: what tests wait for to read a value while
   /// another thread builds it.
-  static func isBuilding(_ derivation: Derivation) -> Bool {
+  static func isBuilding(_ derivation: AnyDerived) -> Bool {
     derivation.claims.withLock { !$0.isEmpty }
   }
 }

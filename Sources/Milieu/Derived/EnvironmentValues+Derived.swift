@@ -48,7 +48,7 @@ extension EnvironmentValues {
   /// same message, as an unwrapped `nil` would. A derivation that throws is reported too, and its
   /// reads get the fallback until a read builds it without throwing.
   public final class Derived<Value: Sendable>: Sendable {
-    @usableFromInline let derivation: Derivation
+    @usableFromInline let derivation: AnyDerived
 
     /// Creates a derived value.
     ///
@@ -86,7 +86,7 @@ extension EnvironmentValues {
       if let fallback {
         fillWithFallback = { unsafeDowncast($0, to: TypedDerivedCell<Value>.self).value = fallback }
       }
-      derivation = Derivation(
+      derivation = AnyDerived(
         lifetime: lifetime,
         declaration: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
         makeCell: { TypedDerivedCell<Value>(derivation: $0, name: $1) },

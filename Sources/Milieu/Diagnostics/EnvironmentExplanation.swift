@@ -147,7 +147,7 @@ extension EnvironmentNode {
     for (index, read) in reads.enumerated() where !read.isInput {
       var candidates = overrides(of: read.identifier)
       var derivation: EnvironmentExplanation.Derivation?
-      if let derived = read.detail as? Derivation {
+      if let derived = read.detail as? AnyDerived {
         let cell = cells.first { $0.derivation === derived }
         if candidates.isEmpty {
           // A kept value knows its inputs; one built anew for this read, only this read does.
@@ -185,12 +185,12 @@ extension EnvironmentNode {
 
   /// What a derived value read and where it is kept.
   private func explain(
-    _ derivation: Derivation, cell: DerivedCell?, inputs: [ReadRecorder.Read],
+    _ derivation: AnyDerived, cell: DerivedCell?, inputs: [ReadRecorder.Read],
     in values: EnvironmentValues
   ) -> EnvironmentExplanation.Derivation {
     let described = inputs.map { read in
       let slot = values.slot(for: read.identifier)
-      if slot == nil, let derived = read.detail as? Derivation {
+      if slot == nil, let derived = read.detail as? AnyDerived {
         // An input that is itself derived, which no node sets: its own build's value.
         let built = cell?.dependencies.first { $0.derivation === derived }
         return EnvironmentExplanation.Derivation.Input(

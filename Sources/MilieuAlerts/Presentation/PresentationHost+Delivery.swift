@@ -13,7 +13,7 @@ extension PresentationHost {
     case expire(Item, after: Duration)
     case cancelExpiry(Task<Void, Never>)
     /// A showing the host let go of under its lock, released by delivering this.
-    case release(PresentationHost.Entry)
+    case release(PresentationHost.Showing)
     /// The reporter of an item that left the host, released the same way.
     case releaseReporter(IssueReporter)
   }

@@ -6,8 +6,8 @@ import Milieu
 
 extension PresentationHost {
   struct State: Sendable {
-    var current: Entry?
-    var pending = PendingQueue<Entry>()
+    var current: Showing?
+    var pending = PendingQueue<Showing>()
     var keys: [String: PresentationID] = [:]
     /// The identities of the waiting items, so that showing one of them again is found without
     /// a search; the current item's is compared directly, and a host that shows one item at a
@@ -24,7 +24,7 @@ extension PresentationHost {
     /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
     var expiries: [PresentationID: Task<Void, Never>] = [:]
     /// The reporters of the items still held when the call that showed them returned; see
-    /// `PresentationHost.Entry.showingNode`.
+    /// `PresentationHost.Showing.showingNode`.
     var reporters: [PresentationID: IssueReporter] = [:]
   }
 
@@ -43,7 +43,7 @@ extension PresentationHost {
 extension PresentationHost.State {
   /// Takes a new showing: makes it current, queues it, or drops it, by the policy.
   mutating func admit(
-    _ entry: PresentationHost.Entry, policy: PresentationPolicy
+    _ entry: PresentationHost.Showing, policy: PresentationPolicy
   ) -> PresentationHost.Admission {
     let item = entry.item
     // One value shown twice would be two showings with one identity: an answer to either
@@ -105,7 +105,7 @@ extension PresentationHost.State {
   /// lowest priority is at its end.
   private mutating func makeRoom(
     for priority: PresentationPriority, overflow: PresentationPolicy.Overflow
-  ) -> PresentationHost.Entry? {
+  ) -> PresentationHost.Showing? {
     guard let last = pending.last else { return nil }
     let lowest = last.item.priority
     switch overflow {
@@ -129,7 +129,7 @@ extension PresentationHost.State {
   /// - Returns: The answered showing, whose outcome the caller delivers.
   mutating func takeAnswered(
     _ item: Item, with answer: Item.Answer?
-  ) throws(PresentationError) -> PresentationHost.Entry {
+  ) throws(PresentationError) -> PresentationHost.Showing {
     guard let shown = current, shown.item.id == item.id else {
       throw .notCurrent(item.id, title: item.title, current: current?.item.id)
     }
@@ -166,7 +166,7 @@ extension PresentationHost.State {
   }
 
   /// Takes the current item off the screen without an answer.
-  private mutating func takeDown(_ shown: PresentationHost.Entry) {
+  private mutating func takeDown(_ shown: PresentationHost.Showing) {
     current = nil
     forget(shown.item)
     stopExpiry(of: shown.item)
@@ -179,7 +179,7 @@ extension PresentationHost.State {
     if !subscribers.isEmpty { effects.append(.event(event())) }
   }
 
-  private mutating func makeCurrent(_ entry: PresentationHost.Entry) {
+  private mutating func makeCurrent(_ entry: PresentationHost.Showing) {
     remember(entry.item)
     show(entry)
   }
@@ -188,7 +188,7 @@ extension PresentationHost.State {
     if let next = popFirstPending() { show(next) }
   }
 
-  private mutating func show(_ entry: PresentationHost.Entry) {
+  private mutating func show(_ entry: PresentationHost.Showing) {
     current = entry
     post(.presented(entry.item))
     effects.append(.present(entry.item))
@@ -197,7 +197,7 @@ extension PresentationHost.State {
     }
   }
 
-  private mutating func drop(_ entry: PresentationHost.Entry, _ reason: DropReason) {
+  private mutating func drop(_ entry: PresentationHost.Showing, _ reason: DropReason) {
     post(.dropped(entry.item, reason))
     if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
     // Released when the effects are delivered, with no lock held: the item may hold the last
@@ -226,7 +226,7 @@ extension PresentationHost.State {
   }
 
   /// Takes the first waiting item out of the queue.
-  private mutating func popFirstPending() -> PresentationHost.Entry? {
+  private mutating func popFirstPending() -> PresentationHost.Showing? {
     guard let first = pending.popFirst() else { return nil }
     pendingIDs.remove(first.item.id)
     return first

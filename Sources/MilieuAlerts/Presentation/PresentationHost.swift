@@ -42,7 +42,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   let state = Lock(State())
 
   /// One showing of an item: what answers it, and where its problems are reported.
-  struct Entry: Sendable {
+  struct Showing: Sendable {
     let item: Item
     let resolution: Resolution<Item.Answer>?
     /// Where a presenter's reports about the item go, while the call that showed it runs: the
@@ -114,7 +114,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// - Parameter item: An item the host handed to its presenter.
   /// - Returns: The reporter.
   public func issueReporter(for item: Item) -> IssueReporter {
-    let held = state.withLock { state -> (entry: Entry, reporter: IssueReporter?)? in
+    let held = state.withLock { state -> (entry: Showing, reporter: IssueReporter?)? in
       let entry =
         state.current?.item.id == item.id
         ? state.current : state.pending.elements.first { $0.item.id == item.id }
@@ -162,7 +162,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     // The node is read only for a presenter's reports, and its reporter only if the host still
     // holds the item when this call returns: an alert answered at once costs neither.
     let node = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
-    let entry = Entry(
+    let entry = Showing(
       item: item, resolution: resolution,
       showingNode: node.map { ShowingNode(node: .passUnretained($0)) })
     let isHeld: Bool
@@ -297,7 +297,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// action the answer runs. The answer is checked here, and only here.
   private func resolveCurrent(
     _ item: Item, with answer: Item.Answer?
-  ) throws(PresentationError) -> (Entry, (@Sendable () async -> Void)?) {
+  ) throws(PresentationError) -> (Showing, (@Sendable () async -> Void)?) {
     let entry = try mutate { (state) throws(PresentationError) in
       try state.takeAnswered(item, with: answer)
     }
