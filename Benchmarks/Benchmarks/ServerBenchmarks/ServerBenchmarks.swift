@@ -35,7 +35,8 @@ let benchmarks: @Sendable () -> Void = {
 
   // Each sample serves 10,000 requests in all, split evenly between the threads.
   let threaded = Benchmark.Configuration(
-    metrics: [.wallClock, .throughput, ThreadWork.cpuTime], scalingFactor: .one,
+    metrics: [.wallClock, .throughput, ThreadWork.cpuTime], timeUnits: .microseconds,
+    scalingFactor: .one,
     maxDuration: .seconds(3), maxIterations: 1_000)
   for threads in [1, 2] {
     let spelled = threads == 1 ? "one thread" : "two threads"
