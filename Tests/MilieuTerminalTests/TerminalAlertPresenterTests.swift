@@ -226,12 +226,6 @@ extension SerializedTerminalTests {
 
   @Suite("TerminalAlertPresenter, interactive")
   struct TerminalAlertPresenterInteractiveTests {
-    private static func presenter(for terminal: PseudoTerminal) -> Terminal {
-      Terminal(
-        input: terminal.terminal, output: terminal.terminal, colorPolicy: .never,
-        interruptBehavior: .returnInterrupted)
-    }
-
     @Test("Keys answer the box, and the terminal is restored before the outcome arrives")
     func keys() async throws {
       let terminal = try PseudoTerminal(columns: 60, rows: 24)
@@ -239,7 +233,7 @@ extension SerializedTerminalTests {
       let output = OutputWatcher(terminal.controller)
       let before = terminal.attributes()
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let alert = deleteNotes()
       let outcome = show(alert, in: host)
       #expect(output.waitFor("[ 2 Cancel ]"))
@@ -258,7 +252,7 @@ extension SerializedTerminalTests {
       let before = terminal.attributes()
       let host = AlertHost(
         policy: .replace,
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let old = question("Old?")
       let new = question("New?")
       let oldOutcome = show(old, in: host)
@@ -282,7 +276,7 @@ extension SerializedTerminalTests {
       defer { close(errors) }
       let output = OutputWatcher(terminal.controller)
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let alert = deleteNotes()
       let outcome = show(alert, in: host)
       #expect(output.waitFor("[ 2 Cancel ]"))
@@ -304,9 +298,9 @@ extension SerializedTerminalTests {
       defer { terminal.close() }
       let output = OutputWatcher(terminal.controller)
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let toasts = ToastHost(
-        presenter: TerminalToastPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalToastPresenter(terminal: terminal.makeTerminal()))
       let alert = deleteNotes()
       let outcome = show(alert, in: host)
       #expect(output.waitFor("[ 2 Cancel ]"))

@@ -53,9 +53,7 @@ private func presentInteractively(
   let terminal = try PseudoTerminal(columns: 40, rows: 24)
   defer { terminal.close() }
   let before = terminal.attributes()
-  var presenter = Terminal(
-    input: terminal.terminal, output: terminal.terminal, colorPolicy: .never,
-    interruptBehavior: .returnInterrupted)
+  var presenter = terminal.makeTerminal()
   configure(&presenter)
   #expect(presenter.isInteractive, sourceLocation: sourceLocation)
   let run = try TerminalUser.run(terminal, steps: [.waitFor(hideCursor)] + steps) {

@@ -85,12 +85,6 @@ extension SerializedTerminalTests {
 
   @Suite("Text fields, interactive")
   struct TextFieldInteractiveTests {
-    private static func presenter(for terminal: PseudoTerminal) -> Terminal {
-      Terminal(
-        input: terminal.terminal, output: terminal.terminal, colorPolicy: .never,
-        interruptBehavior: .returnInterrupted)
-    }
-
     @Test("Keys and a paste fill in the fields, Enter signs in, and the terminal is restored")
     func typingAndPasting() async throws {
       let terminal = try PseudoTerminal(columns: 60, rows: 24)
@@ -98,7 +92,7 @@ extension SerializedTerminalTests {
       let output = OutputWatcher(terminal.controller)
       let before = terminal.attributes()
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let alert = signIn()
       let outcome = show(alert, in: host)
       // Pastes are bracketed while the box is up.
@@ -126,7 +120,7 @@ extension SerializedTerminalTests {
       defer { terminal.close() }
       let output = OutputWatcher(terminal.controller)
       let host = AlertHost(
-        presenter: TerminalAlertPresenter(terminal: Self.presenter(for: terminal)))
+        presenter: TerminalAlertPresenter(terminal: terminal.makeTerminal()))
       let outcome = show(signIn(), in: host)
       #expect(output.waitFor("Email    [ada@example.com▏"))
       typeKeys("1\u{1B}", into: terminal)

@@ -1,6 +1,8 @@
 @_spi(MilieuInternal) import Milieu
 import Synchronization
 
+@testable import MilieuTerminal
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -57,6 +59,14 @@ struct PseudoTerminal: Sendable {
   func close() {
     _ = Glibc.close(terminal)
     _ = Glibc.close(controller)
+  }
+
+  /// A `Terminal` that draws on this pseudo-terminal without colour and returns an interrupt as
+  /// an answer instead of raising it again, as the interactive tests need.
+  func makeTerminal() -> Terminal {
+    Terminal(
+      input: terminal, output: terminal, colorPolicy: .never,
+      interruptBehavior: .returnInterrupted)
   }
 }
 
