@@ -10,7 +10,7 @@
 /// |---|---|---|
 /// | Tab ↓ / Shift-Tab ↑ | focus the next / previous field or button | the same |
 /// | → / ← | focus the next / previous button, wrapping among the buttons | move the cursor |
-/// | Enter | choose the focused button (dismiss when there are no buttons) | focus the next field; in the last, choose the first default button, or else focus the buttons |
+/// | Enter | choose the focused button (dismiss when there are no buttons) | focus the next field; in the last, choose the first default button, or else focus the cancel button (with neither, nothing) |
 /// | 1 … 9 | choose the button shown with that number, if there is one | type the digit |
 /// | a character, a paste | nothing | type it |
 /// | Backspace, Delete, Home, End (Ctrl-A, Ctrl-E) | nothing | edit |
