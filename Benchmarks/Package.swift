@@ -15,6 +15,11 @@ import PackageDescription
 let package = Package(
   name: "MilieuBenchmarks",
   platforms: [.macOS(.v15)],
+  products: [
+    // Loaded with `LD_PRELOAD` by budgets.py to count the bytes each path allocates; a product,
+    // so that it is built as a shared library. No target links it.
+    .library(name: "AllocationCounter", type: .dynamic, targets: ["AllocationCounter"])
+  ],
   dependencies: [
     // Named, so that target dependencies do not depend on the directory the clone lives in.
     .package(name: "Milieu", path: ".."),
@@ -49,6 +54,8 @@ let package = Package(
     ),
     // The heap's bytes in use, which Swift's C library modules do not expose.
     .target(name: "CHeapStatistics"),
+    // `malloc` and its siblings, counted: see the product above.
+    .target(name: "AllocationCounter"),
     benchmarkTarget("ReadBenchmarks"),
     benchmarkTarget("ScopeBenchmarks"),
     benchmarkTarget("BuildBenchmarks", extraDependencies: ["CHeapStatistics"]),

@@ -1,32 +1,45 @@
 #!/usr/bin/env python3
-"""Counts the instructions and allocations of every path in budgets.tsv and checks its budget.
+"""Counts the instructions, allocations and bytes of every path in budgets.tsv and checks its budget.
 
-Usage: budgets.py BINARY [--write] [CASE...]
+Usage: budgets.py BINARY COUNTER [--write] [CASE...]
 
-Runs each case of the InstructionCounts binary under callgrind at two iteration counts; the
-difference of the totals over the difference of the counts is one operation, without the
+BINARY is the InstructionCounts binary; COUNTER is libAllocationCounter.so, built beside it
+(Benchmarks/instructions.sh builds both and passes them).
+
+Each case of InstructionCounts runs at two iteration counts, 1,000 operations apart: under
+callgrind, whose total instructions it keeps, and on its own with COUNTER loaded by LD_PRELOAD,
+which counts every call to malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign
+and the bytes they ask for. The difference of two runs' totals is 1,000 operations, without the
 process's start or the fixtures made once. A case with a baseline (InstructionCounts --list
-names it) has the baseline's count per operation taken away. Allocations are the calls to
-malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign that callgrind records.
+names it) has the baseline's difference taken away.
 
 A path fails when its instructions exceed its budget by more than 2 % (and at least one
 instruction, as budgets are whole instructions and the cheapest paths count a few tenths apart
 from run to run), when they fall as far below it (lower the budget in the commit that made the
-path cheaper), or when its allocations differ from its budget at all. --write prints budgets.tsv with the counts of this
-run instead of checking, for the commit that changes a budget on purpose. Naming cases counts
-only those.
+path cheaper), or when its allocations or its bytes differ from their budgets at all. Those two
+budgets are per operation and exact to a thousandth, since the runs are 1,000 operations apart:
+each predicts exactly how many allocations (and bytes) the second run makes more than the first,
+and one allocation more in 1,000 operations fails. --write prints budgets.tsv with the counts
+of this run instead of checking, for the commit that changes a budget on purpose. Naming cases
+counts only those.
+
+This is the only reader of budgets.tsv.
 """
 import os
 import subprocess
 import sys
 import tempfile
+from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUDGETS = os.path.join(HERE, "budgets.tsv")
 LOW, HIGH = 200, 1200
+# The operations between the two runs: an allocation or byte budget per operation is a whole
+# number of thousandths, so that it predicts the difference of the two runs exactly.
+SPAN = HIGH - LOW
 TOLERANCE = 0.02
 LEAST_ALLOWANCE = 1.0
-ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "memalign"}
+COLUMNS = "path\tinstructions\tallocations\tbytes"
 
 
 # The quality targets counted in instructions: (target, path, anchor path or None, bound). With an
@@ -69,6 +82,13 @@ def print_targets(counted):
             print(f"| {target} | {value:,.0f} | | | ≤ {bound:,} | {'met' if met else 'NOT MET'} |")
 
 
+def per_operation(difference):
+    """A difference over SPAN operations, written exactly: 3004 is "3.004", 3100 is "3.1"."""
+    sign = "-" if difference < 0 else ""
+    whole, thousandths = divmod(abs(difference), SPAN)
+    return f"{sign}{whole:,}.{thousandths:03d}".rstrip("0").rstrip(".")
+
+
 def list_cases(binary):
     output = subprocess.run([binary, "--list"], check=True, capture_output=True, text=True).stdout
     cases = {}
@@ -78,66 +98,125 @@ def list_cases(binary):
     return cases
 
 
+# Deterministic hashing: a dictionary's probes, and so its instructions and its growth, would
+# otherwise vary from run to run.
+ENVIRONMENT = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
+
+
+def run_case(command, case, iterations, environment=ENVIRONMENT):
+    run = subprocess.run(command, capture_output=True, text=True, env=environment)
+    if run.returncode != 0:
+        sys.exit(f"error: {case!r} at {iterations} iterations exited with status "
+                 f"{run.returncode}:\n{run.stdout}{run.stderr}")
+
+
 def callgrind(binary, case, iterations):
-    """Total instructions and allocation calls of one run."""
+    """The total instructions of one run."""
     with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
-        # Deterministic hashing: a dictionary's probes would otherwise vary from run to run.
-        env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
-        run = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
-             f"--callgrind-out-file={out.name}", binary, case, str(iterations)],
-            capture_output=True, text=True, env=env)
-        if run.returncode != 0:
-            sys.exit(f"error: {case!r} at {iterations} iterations exited with status "
-                     f"{run.returncode}:\n{run.stdout}{run.stderr}")
-        instructions, allocations, callee = None, 0, None
+        run_case(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", binary, case,
+                  str(iterations)], case, iterations)
         for line in open(out.name, encoding="utf-8", errors="replace"):
             if line.startswith("summary:") or line.startswith("totals:"):
-                instructions = int(line.split()[1])
-            elif line.startswith("cfn="):
-                callee = line[4:].strip()
-            elif line.startswith("calls=") and callee is not None:
-                if callee in ALLOCATORS:
-                    allocations += int(line[6:].split()[0])
-                callee = None
-        if instructions is None:
-            sys.exit(f"error: callgrind wrote no total for {case!r}")
-        return instructions, allocations
+                return int(line.split()[1])
+        sys.exit(f"error: callgrind wrote no total for {case!r}")
 
 
-def per_operation(binary, case, cache):
+def allocations(binary, counter, case, iterations):
+    """The allocations of one run and the bytes they asked for, counted by COUNTER."""
+    with tempfile.NamedTemporaryFile(suffix=".allocations") as out:
+        environment = dict(ENVIRONMENT, LD_PRELOAD=counter, MILIEU_ALLOCATION_REPORT=out.name)
+        run_case([binary, case, str(iterations)], case, iterations, environment)
+        report = open(out.name, encoding="utf-8").read().split()
+        if len(report) != 2:
+            sys.exit(f"error: {counter} wrote no allocation count for {case!r}: is it the "
+                     "AllocationCounter library, on glibc?")
+        return int(report[0]), int(report[1])
+
+
+class Counts:
+    """One path's counts: the totals of each run, and their difference over SPAN operations, less
+    its baseline's if it has one."""
+
+    def __init__(self, low, high):
+        self.low, self.high = low, high  # (instructions, allocations, bytes) of each run
+        self.instructions, self.allocations, self.bytes = (h - l for l, h in zip(low, high))
+        self.baseline = None
+
+    def less(self, name, baseline):
+        counts = Counts(self.low, self.high)
+        counts.instructions -= baseline.instructions
+        counts.allocations -= baseline.allocations
+        counts.bytes -= baseline.bytes
+        counts.baseline = name
+        return counts
+
+
+def count(binary, counter, case, cache):
     if case not in cache:
-        low = callgrind(binary, case, LOW)
-        high = callgrind(binary, case, HIGH)
-        cache[case] = tuple((h - l) / (HIGH - LOW) for l, h in zip(low, high))
+        runs = [(callgrind(binary, case, n),) + allocations(binary, counter, case, n)
+                for n in (LOW, HIGH)]
+        cache[case] = Counts(*runs)
     return cache[case]
 
 
 def read_budgets():
+    """Each path's budget: instructions per operation, and allocations and bytes per SPAN
+    operations (whole numbers, as the file's thousandths of one operation are exact)."""
+    if not os.path.exists(BUDGETS):
+        sys.exit(f"error: {BUDGETS} is missing, so no path has a budget and the gate would check "
+                 "nothing. Restore it (git checkout -- Benchmarks/budgets.tsv), or write it anew "
+                 "with Benchmarks/instructions.sh --write.")
     budgets = {}
     for number, line in enumerate(open(BUDGETS, encoding="utf-8"), 1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.rstrip("\n").split("\t")
-        if len(fields) != 3:
-            sys.exit(f"error: budgets.tsv:{number}: expected a path, its instructions and its "
-                     f"allocations, separated by tabs; got {line.strip()!r}")
-        budgets[fields[0]] = (int(fields[1]), float(fields[2]))
+        if len(fields) != 4:
+            sys.exit(f"error: budgets.tsv:{number}: expected a path, its instructions, its "
+                     f"allocations and its bytes per operation, separated by tabs; got "
+                     f"{line.strip()!r}. instructions.sh --write prints every line.")
+        try:
+            instructions = int(fields[1])
+            exact = [Fraction(field) * SPAN for field in fields[2:]]
+        except ValueError:
+            sys.exit(f"error: budgets.tsv:{number}: {fields[1:]} are not numbers")
+        if any(value.denominator != 1 for value in exact):
+            sys.exit(f"error: budgets.tsv:{number}: allocations and bytes are counted exactly to "
+                     f"a thousandth of an operation; {fields[2]!r} or {fields[3]!r} is finer")
+        budgets[fields[0]] = (instructions, int(exact[0]), int(exact[1]))
     return budgets
+
+
+def exact_problem(name, what, counts, index, difference, budget):
+    """The message for allocations or bytes that differ from their budget, with both runs."""
+    low, high = counts.low[index], counts.high[index]
+    less = (f", less {high - low - difference:,} for its baseline {counts.baseline!r}"
+            if counts.baseline else "")
+    advice = ("Find what allocates more, or raise the budget in a commit whose message says why."
+              if difference > budget else
+              f"Lower the budget to {per_operation(difference)} in this commit.")
+    return (f"{name}: {per_operation(difference)} {what} per operation, its budget is "
+            f"{per_operation(budget)} (exact): {low:,} at {LOW:,} operations and {high:,} at "
+            f"{HIGH:,}{less}, that is {difference:,} in the {SPAN:,} operations between them, "
+            f"where the budget predicts {budget:,}. {advice}")
 
 
 def main():
     arguments = sys.argv[1:]
-    if not arguments or arguments[0] in ("-h", "--help"):
+    if len(arguments) < 2 or arguments[0] in ("-h", "--help"):
         sys.exit(__doc__)
-    binary, write = arguments[0], "--write" in arguments
+    binary, counter, write = arguments[0], arguments[1], "--write" in arguments
     if not os.access(binary, os.X_OK):
         sys.exit(f"error: {binary!r} is not an executable file. Build the counts first "
                  "(swift build -c release --product InstructionCounts in Benchmarks/) and pass "
                  "the binary's path; Benchmarks/instructions.sh does both.")
-    chosen = [a for a in arguments[1:] if a != "--write"]
+    if not os.path.isfile(counter):
+        sys.exit(f"error: {counter!r} is not a file. Build the allocation counter first "
+                 "(swift build -c release --product AllocationCounter in Benchmarks/) and pass "
+                 "the library's path; Benchmarks/instructions.sh does both.")
+    chosen = [a for a in arguments[2:] if a != "--write"]
     cases = list_cases(binary)
-    budgets = read_budgets() if os.path.exists(BUDGETS) or not write else {}
+    budgets = {} if write else read_budgets()
     problems = []
     for name in budgets:
         if name not in cases:
@@ -146,67 +225,74 @@ def main():
     for name in cases:
         if name not in budgets and not write:
             problems.append(f"{name!r} has no budget: add it to budgets.tsv "
-                            "(budgets.py BINARY --write prints the line)")
+                            "(instructions.sh --write prints the line)")
+    unknown = [name for name in chosen if name not in cases]
+    if unknown:
+        sys.exit(f"error: InstructionCounts counts no path named {unknown}; --list names them")
     names = [n for n in cases if not chosen or n in chosen]
+    if not names:
+        sys.exit("error: InstructionCounts names no case, so no budget would be checked")
     cache, rows = {}, []
     for name in names:
-        instructions, allocations = per_operation(binary, name, cache)
-        baseline = cases[name]
-        if baseline:
-            base_instructions, base_allocations = per_operation(binary, baseline, cache)
-            instructions -= base_instructions
-            allocations -= base_allocations
-        allocations = round(allocations, 2)
-        rows.append((name, instructions, allocations))
-        print(f"  {name:<72} {instructions:>10,.1f} instructions {allocations:>6g} allocations",
-              file=sys.stderr, flush=True)
+        counts = count(binary, counter, name, cache)
+        if cases[name]:
+            counts = counts.less(cases[name], count(binary, counter, cases[name], cache))
+        rows.append((name, counts))
+        print(f"  {name:<72} {counts.instructions / SPAN:>10,.1f} instructions "
+              f"{per_operation(counts.allocations):>7} allocations "
+              f"{per_operation(counts.bytes):>10} bytes", file=sys.stderr, flush=True)
     if write:
-        print("# Instructions and allocations per operation of each path users feel, checked by")
-        print("# Benchmarks/instructions.sh in CI: instructions within 2 %")
-        print("# (at least one instruction), allocations exactly.")
+        print("# Instructions, allocations and bytes allocated per operation of each path users")
+        print("# feel, checked by Benchmarks/instructions.sh in CI: instructions within 2 % (at")
+        print("# least one instruction), allocations and bytes exactly, to the thousandth.")
         print("# Lower a budget in the commit that makes its path cheaper; raise one only in a")
         print("# commit whose message says why the cost is worth it.")
-        print("# path\tinstructions\tallocations")
-        for name, instructions, allocations in rows:
-            print(f"{name}\t{round(instructions)}\t{allocations:g}")
+        print(f"# {COLUMNS}")
+        for name, counts in rows:
+            print(f"{name}\t{round(counts.instructions / SPAN)}\t"
+                  f"{per_operation(counts.allocations).replace(',', '')}\t"
+                  f"{per_operation(counts.bytes).replace(',', '')}")
         return
     print()
-    print("| path | instructions | budget | allocations | budget | |")
-    print("|---|---:|---:|---:|---:|---|")
-    for name, instructions, allocations in rows:
+    print("| path | instructions | budget | allocations | budget | bytes | budget | |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for name, counts in rows:
         if name not in budgets:
             continue
-        budget, allocation_budget = budgets[name]
-        verdict = "ok"
+        budget, allocation_budget, byte_budget = budgets[name]
+        instructions = counts.instructions / SPAN
+        verdicts = []
         allowance = max(budget * TOLERANCE, LEAST_ALLOWANCE)
         if instructions > budget + allowance:
-            verdict = "OVER"
+            verdicts.append("OVER")
             problems.append(f"{name}: {instructions:,.1f} instructions per operation, over its "
                             f"budget of {budget:,} (+2 %, and at least one instruction, allowed). "
                             "Make it cheaper, or raise the budget in a commit whose message says "
                             "why it is worth it.")
         elif instructions < budget - allowance:
-            verdict = "UNDER"
+            verdicts.append("UNDER")
             problems.append(f"{name}: {instructions:,.1f} instructions per operation, more than "
                             f"2 % (and one instruction) under its budget of {budget:,}. Lower the "
                             f"budget to {round(instructions)} in this commit, so the gain stays "
                             "won.")
-        if allocations != allocation_budget:
-            verdict = "ALLOCATIONS"
-            problems.append(f"{name}: {allocations:g} allocations per operation, its budget is "
-                            f"{allocation_budget:g} (exact). "
-                            + ("Find the new allocation, or raise the budget in a commit whose "
-                               "message says why." if allocations > allocation_budget else
-                               f"Lower the budget to {allocations:g} in this commit."))
-        print(f"| {name} | {instructions:,.1f} | {budget:,} | {allocations:g} | "
-              f"{allocation_budget:g} | {verdict} |")
-    print_targets({name: instructions for name, instructions, _ in rows})
+        if counts.allocations != allocation_budget:
+            verdicts.append("ALLOCATIONS")
+            problems.append(exact_problem(name, "allocations", counts, 1, counts.allocations,
+                                          allocation_budget))
+        if counts.bytes != byte_budget:
+            verdicts.append("BYTES")
+            problems.append(exact_problem(name, "bytes", counts, 2, counts.bytes, byte_budget))
+        print(f"| {name} | {instructions:,.1f} | {budget:,} | "
+              f"{per_operation(counts.allocations)} | {per_operation(allocation_budget)} | "
+              f"{per_operation(counts.bytes)} | {per_operation(byte_budget)} | "
+              f"{', '.join(verdicts) or 'ok'} |")
+    print_targets({name: counts.instructions / SPAN for name, counts in rows})
     if problems:
         print("\nBudgets not kept:", file=sys.stderr)
         for problem in problems:
             print(f"- {problem}", file=sys.stderr)
         sys.exit(1)
-    print("\nEvery path is within its budget.", file=sys.stderr)
+    print(f"\nEvery path is within its budget ({len(rows)} checked).", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Counts the instructions and allocations of every path users feel and checks them against
-# their budgets in budgets.tsv; then prints the quality targets counted in instructions. The
-# counts repeat exactly for the same binary and input, whatever else the machine is doing, so CI
-# runs this and fails on a budget not kept.
+# Counts the instructions, allocations and bytes allocated of every path users feel and checks
+# them against their budgets in budgets.tsv; then prints the quality targets counted in
+# instructions. The counts repeat exactly for the same binary and input, whatever else the
+# machine is doing, so CI runs this and fails on a budget not kept.
 #
 # Usage (from anywhere; needs valgrind and python3):
 #   Benchmarks/instructions.sh                    check every budget
@@ -14,7 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 swift build -c release --product InstructionCounts >&2
+swift build -c release --product AllocationCounter >&2
+bin=$(swift build -c release --show-bin-path)
 # Stripped: valgrind gives up on the debug information the Swift compiler writes.
-binary=$(swift build -c release --show-bin-path)/InstructionCounts.stripped
-strip --strip-debug -o "$binary" "${binary%.stripped}"
-exec python3 budgets.py "$binary" "$@"
+binary=$bin/InstructionCounts.stripped
+strip --strip-debug -o "$binary" "$bin/InstructionCounts"
+exec python3 budgets.py "$binary" "$bin/libAllocationCounter.so" "$@"

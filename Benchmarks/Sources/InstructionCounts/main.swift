@@ -4,11 +4,13 @@
   import Darwin
 #endif
 
-// Instruction and allocation counts of the paths users feel, for the budgets in
-// `Benchmarks/budgets.tsv`: `instructions.sh` runs each case under callgrind at two iteration
-// counts and divides the difference of the totals by the difference of the counts, which cancels
-// the process's start and every fixture made once. A case with a baseline has that case's count
-// per iteration taken away: the write before a read, or fixtures that grow with the count.
+// Instruction, allocation and byte counts of the paths users feel, for the budgets in
+// `Benchmarks/budgets.tsv`: `instructions.sh` runs each case at two iteration counts, under
+// callgrind for its instructions and with `libAllocationCounter.so` preloaded for its
+// allocations, and divides the difference of the totals by the difference of the counts, which
+// cancels the process's start and every fixture made once. A case with a baseline has that
+// case's count per iteration taken away: the write before a read, or fixtures that grow with the
+// count.
 //
 // Usage:
 //   InstructionCounts --list             every case, one per line: name, a tab, its baseline
