@@ -27,21 +27,27 @@ import Testing
       "MilieuTesting must not be linked into production targets")
   }
 
-  /// The snippet depends on the newest release the CHANGELOG names, by version.
-  @Test func theSnippetDependsOnTheNewestRelease() throws {
+  /// The snippet depends on the `main` branch, the one a clone of the repository has (it carries
+  /// no tags, so a version requirement would not resolve), and names beside it the newest release
+  /// the CHANGELOG lists. `scripts/readme-dependency.sh` resolves and builds the snippet.
+  @Test func theSnippetDependsOnTheMainBranchAndNamesTheNewestRelease() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let changelog = try String(
       contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-    let required = try #require(
-      readme.firstMatch(of: /\.package\(url: "[^"]*", from: "(\d+\.\d+\.\d+)"\)/)?.1,
-      "README.md's snippet should depend on a version: .package(url: …, from: \"x.y.z\")")
+    let named = try #require(
+      readme.firstMatch(
+        of: /\.package\(url: "[^"]*", branch: "main"\),  \/\/ Milieu (\d+\.\d+\.\d+)[;\n]/)?.1,
+      """
+      README.md's snippet should depend on the main branch and name its version: \
+      .package(url: …, branch: "main"),  // Milieu x.y.z
+      """)
     // Until the first release, the CHANGELOG has only "Unreleased", and the snippet names the
     // version that release will have.
     let released =
       changelog.firstMatch(of: /\n## \[?(\d+\.\d+\.\d+)\]?/)?.1 ?? "0.1.0"
-    #expect(required == released, "README.md's snippet should require \(released)")
+    #expect(named == released, "README.md's snippet should name \(released)")
   }
 
   /// The snippet declares the platforms the package does, so a package copied from it builds.
