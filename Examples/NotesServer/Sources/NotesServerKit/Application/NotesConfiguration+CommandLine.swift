@@ -24,10 +24,16 @@ extension NotesConfiguration {
     """
   }
 
+  /// Each option that takes a value, and the environment variable that sets it too.
+  private static let options = [
+    "--port": "NOTES_PORT", "--log-level": "NOTES_LOG_LEVEL",
+    "--idle-timeout": "NOTES_IDLE_TIMEOUT",
+  ]
+
   /// Reads the configuration from command-line arguments and environment variables.
   ///
   /// ```swift
-  /// let configuration = try NotesConfiguration(
+  /// let configuration = try NotesConfiguration.parse(
   ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"])
   /// ```
   ///
@@ -39,35 +45,26 @@ extension NotesConfiguration {
   public static func parse(
     arguments: [String], environment: [String: String]
   ) throws(CommandLineError) -> (configuration: NotesConfiguration, logLevel: Logger.Level)? {
-    var port = environment["NOTES_PORT"]
-    var logLevel = environment["NOTES_LOG_LEVEL"]
-    var idleTimeout = environment["NOTES_IDLE_TIMEOUT"]
+    var values = options.compactMapValues { environment[$0] }
     var remaining = arguments[...]
     while let argument = remaining.popFirst() {
-      switch argument {
-      case "--help", "-h":
-        return nil
-      case "--port", "--log-level", "--idle-timeout":
-        guard let value = remaining.popFirst() else {
-          throw CommandLineError(description: "\(argument) needs a value")
-        }
-        switch argument {
-        case "--port": port = value
-        case "--log-level": logLevel = value
-        default: idleTimeout = value
-        }
-      default:
+      if argument == "--help" || argument == "-h" { return nil }
+      guard options[argument] != nil else {
         throw CommandLineError(description: "unknown argument '\(argument)'")
       }
+      guard let value = remaining.popFirst() else {
+        throw CommandLineError(description: "\(argument) needs a value")
+      }
+      values[argument] = value
     }
     var configuration = NotesConfiguration()
-    if let port {
+    if let port = values["--port"] {
       guard let number = Int(port), (0...65_535).contains(number) else {
         throw CommandLineError(description: "the port is a number from 0 to 65535, not '\(port)'")
       }
       configuration.port = number
     }
-    if let idleTimeout {
+    if let idleTimeout = values["--idle-timeout"] {
       guard let seconds = Double(idleTimeout), (0.001...86_400).contains(seconds) else {
         throw CommandLineError(
           description: "the idle timeout is a number of seconds from 0.001 to 86400, not"
@@ -76,7 +73,7 @@ extension NotesConfiguration {
       configuration.idleTimeout = .seconds(seconds)
     }
     var level = Logger.Level.info
-    if let logLevel {
+    if let logLevel = values["--log-level"] {
       guard let parsed = Logger.Level(rawValue: logLevel) else {
         throw CommandLineError(description: "unknown log level '\(logLevel)'")
       }
