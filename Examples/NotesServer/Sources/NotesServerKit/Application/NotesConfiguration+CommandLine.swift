@@ -11,39 +11,51 @@ extension NotesConfiguration {
   public static func usage(executable: String) -> String {
     """
     Usage: \(executable) [--port PORT] [--log-level LEVEL] [--idle-timeout SECONDS]
+             [--max-connections COUNT]
 
-      --port PORT              the TCP port to listen on, on 127.0.0.1 (default 8080; 0 picks a
-                               free one); the environment variable NOTES_PORT sets it too
-      --log-level LEVEL        trace, debug, info, notice, warning, error or critical (default
-                               info); the environment variable NOTES_LOG_LEVEL sets it too
-      --idle-timeout SECONDS   how long a connection may stay idle before it is closed, from
-                               0.001 to 86400 (default 30); NOTES_IDLE_TIMEOUT sets it too
-      --help                   prints this
+      --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
+                                 picks a free one); NOTES_PORT
+      --log-level LEVEL          trace, debug, info, notice, warning, error or critical
+                                 (default info); NOTES_LOG_LEVEL
+      --idle-timeout SECONDS     how long a connection may stay idle before it is closed
+                                 (default 30); NOTES_IDLE_TIMEOUT
+      --max-connections COUNT    the most connections open at once, more waiting in the listen
+                                 backlog (default: the open-file limit less a quarter of it,
+                                 at least 32, kept for the server's own files);
+                                 NOTES_MAX_CONNECTIONS
+      --help                     prints this
 
-    An option given on the command line wins over its environment variable.
+    The environment variable named after an option sets it too; the option wins over it.
+    The idle timeout is from 0.001 to 86400 seconds. The server raises its open-file limit
+    (ulimit -n) to the hard limit when it starts, and logs the limit and the connections it
+    allows.
     """
   }
 
   /// Each option that takes a value, and the environment variable that sets it too.
   private static let options = [
     "--port": "NOTES_PORT", "--log-level": "NOTES_LOG_LEVEL",
-    "--idle-timeout": "NOTES_IDLE_TIMEOUT",
+    "--idle-timeout": "NOTES_IDLE_TIMEOUT", "--max-connections": "NOTES_MAX_CONNECTIONS",
   ]
 
   /// Reads the configuration from command-line arguments and environment variables.
   ///
   /// ```swift
   /// let configuration = try NotesConfiguration.parse(
-  ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"])
+  ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"],
+  ///   openFileLimit: OpenFileLimit.raise())
   /// ```
   ///
   /// - Parameters:
   ///   - arguments: The arguments, without the executable's name.
   ///   - environment: The process's environment variables.
+  ///   - openFileLimit: The process's open-file limit, which bounds the connections; the one
+  ///     in force unless given.
   /// - Returns: The configuration and the log level, or `nil` when `--help` was asked for.
   /// - Throws: ``CommandLineError`` for an unknown option or a bad value.
   public static func parse(
-    arguments: [String], environment: [String: String]
+    arguments: [String], environment: [String: String],
+    openFileLimit: OpenFileLimit = .current
   ) throws(CommandLineError) -> (configuration: NotesConfiguration, logLevel: Logger.Level)? {
     var values = options.compactMapValues { environment[$0] }
     var remaining = arguments[...]
@@ -57,7 +69,7 @@ extension NotesConfiguration {
       }
       values[argument] = value
     }
-    var configuration = NotesConfiguration()
+    var configuration = NotesConfiguration(maximumConnections: openFileLimit.connections)
     if let port = values["--port"] {
       guard let number = Int(port), (0...65_535).contains(number) else {
         throw CommandLineError(description: "the port is a number from 0 to 65535, not '\(port)'")
@@ -71,6 +83,15 @@ extension NotesConfiguration {
             + " '\(idleTimeout)'")
       }
       configuration.idleTimeout = .seconds(seconds)
+    }
+    if let count = values["--max-connections"] {
+      let most = openFileLimit.connections
+      guard let number = Int(count), (1...most).contains(number) else {
+        throw CommandLineError(
+          description: "the most connections is a number from 1 to \(most), what an open-file"
+            + " limit of \(openFileLimit.soft) leaves room for, not '\(count)'")
+      }
+      configuration.maximumConnections = number
     }
     var level = Logger.Level.info
     if let logLevel = values["--log-level"] {
@@ -98,6 +119,10 @@ extension NotesConfiguration {
   /// The configuration and the server's logger, from this process's command line and
   /// environment; prints the usage and exits for `--help` or a mistake.
   ///
+  /// It raises the process's open-file limit first (``OpenFileLimit/raise()``), so that the
+  /// connections the server may hold are counted against the highest limit it can have, and
+  /// logs both.
+  ///
   /// ```swift
   /// let (configuration, logger) = NotesConfiguration.fromCommandLine()
   /// ```
@@ -106,17 +131,24 @@ extension NotesConfiguration {
   public static func fromCommandLine() -> (configuration: NotesConfiguration, logger: Logger) {
     let executable = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") }
     let usage = usage(executable: executable ?? "NotesServer")
+    let initialFileLimit = OpenFileLimit.current
+    let fileLimit = OpenFileLimit.raise()
     do {
       guard
         let (configuration, logLevel) = try parse(
           arguments: Array(CommandLine.arguments.dropFirst()),
-          environment: ProcessInfo.processInfo.environment)
+          environment: ProcessInfo.processInfo.environment, openFileLimit: fileLimit)
       else {
         print(usage)
         exit(0)
       }
       var logger = Logger(label: "NotesServer")
       logger.logLevel = logLevel
+      logger.info(
+        """
+        open-file limit \(fileLimit.soft) (was \(initialFileLimit.soft), hard limit \
+        \(fileLimit.hard)): at most \(configuration.maximumConnections) connections at once
+        """)
       return (configuration, logger)
     } catch {
       let message = "error: \(error)\n\n\(usage)\n"

@@ -1,11 +1,17 @@
 import Hummingbird
 import HummingbirdCore
+import Logging
 
 extension NotesConfiguration {
-  /// Where the server listens, and the name it answers with: what every variant's application
-  /// is made with.
-  package var applicationConfiguration: ApplicationConfiguration {
-    ApplicationConfiguration(address: .hostname(host, port: port), serverName: "NotesServer")
+  /// Where the server listens, the name it answers with, and how many connections it holds at
+  /// once: what every variant's application is made with.
+  ///
+  /// - Parameter logger: Where reaching ``maximumConnections`` is logged, once.
+  /// - Returns: The application's configuration.
+  package func applicationConfiguration(logger: Logger) -> ApplicationConfiguration {
+    ApplicationConfiguration(
+      address: .hostname(host, port: port), serverName: "NotesServer",
+      availableConnectionsDelegate: ConnectionLimit(maximumConnections, logger: logger))
   }
 
   /// HTTP/1, closing a connection that stays idle for ``idleTimeout``.

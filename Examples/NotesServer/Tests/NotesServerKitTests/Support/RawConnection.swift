@@ -65,10 +65,6 @@ final class RawConnection: Sendable {
   /// Waits, at most `limit`, until the server has closed every connection, reading what each
   /// was sent.
   ///
-  /// The wait blocks a thread of its own: on Linux, a blocked thread of Dispatch's global
-  /// queues, which Swift's tasks run on too, would hold up the server's tasks until Dispatch
-  /// noticed and added a thread, a second later.
-  ///
   /// - Parameters:
   ///   - connections: The connections.
   ///   - limit: How long to wait at most.
@@ -77,40 +73,80 @@ final class RawConnection: Sendable {
   static func waitUntilClosed(
     _ connections: [RawConnection], within limit: Duration
   ) async -> (received: [String], stillOpen: Int) {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        continuation.resume(returning: readUntilClosed(connections, within: limit))
+    await collect(connections, within: limit) { _, open in open.isEmpty }
+  }
+
+  /// Waits, at most `limit`, until `count` of the connections have received something, reading
+  /// what each was sent.
+  ///
+  /// - Parameters:
+  ///   - connections: The connections.
+  ///   - count: How many answered connections to wait for.
+  ///   - limit: How long to wait at most.
+  /// - Returns: What each connection received, in order.
+  static func waitUntilAnswered(
+    _ connections: [RawConnection], count: Int, within limit: Duration
+  ) async -> [String] {
+    await collect(connections, within: limit) { received, _ in
+      received.count(where: { !$0.isEmpty }) >= count
+    }.received
+  }
+
+  private static func collect(
+    _ connections: [RawConnection], within limit: Duration,
+    until isDone: @escaping @Sendable (_ received: [[UInt8]], _ open: Set<Int>) -> Bool
+  ) async -> (received: [String], stillOpen: Int) {
+    await onThreadOfItsOwn {
+      let deadline = ContinuousClock.now.advanced(by: limit)
+      var received = Array(repeating: [UInt8](), count: connections.count)
+      var open = Set(connections.indices)
+      while !isDone(received, open), ContinuousClock.now < deadline {
+        let waiting = open.sorted()
+        var polled = waiting.map {
+          pollfd(fd: connections[$0].descriptor, events: Int16(POLLIN), revents: 0)
+        }
+        let timeout = (deadline - .now).pollTimeout
+        guard poll(&polled, nfds_t(polled.count), timeout) > 0 else { continue }
+        for (slot, index) in waiting.enumerated() where polled[slot].revents != 0 {
+          if !connections[index].readSome(into: &received[index]) {
+            open.remove(index)
+          }
+        }
       }
+      return (received.map { String(decoding: $0, as: UTF8.self) }, open.count)
     }
   }
 
-  private static func readUntilClosed(
-    _ connections: [RawConnection], within limit: Duration
-  ) -> (received: [String], stillOpen: Int) {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: limit)
-    var received = Array(repeating: [UInt8](), count: connections.count)
-    var open = Set(connections.indices)
+  /// Reads what has arrived, once `poll` has said something did; returns `false` at the end of
+  /// the connection, or at an error such as a reset: closed either way.
+  private func readSome(into received: inout [UInt8]) -> Bool {
     var buffer = [UInt8](repeating: 0, count: 4_096)
-    while !open.isEmpty, clock.now < deadline {
-      let waiting = open.sorted()
-      var polled = waiting.map {
-        pollfd(fd: connections[$0].descriptor, events: Int16(POLLIN), revents: 0)
-      }
-      let (seconds, attoseconds) = (deadline - clock.now).components
-      let milliseconds = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
-      guard poll(&polled, nfds_t(polled.count), milliseconds) > 0 else { continue }
-      for (slot, index) in waiting.enumerated() where polled[slot].revents != 0 {
-        let count = buffer.withUnsafeMutableBytes {
-          read(connections[index].descriptor, $0.baseAddress, $0.count)
-        }
-        if count > 0 {
-          received[index] += buffer[..<count]
-        } else {
-          open.remove(index)  // the end, or an error such as a reset: closed either way
-        }
-      }
-    }
-    return (received.map { String(decoding: $0, as: UTF8.self) }, open.count)
+    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    guard count > 0 else { return false }
+    received += buffer[..<count]
+    return true
+  }
+}
+
+/// Runs `body` on a thread of its own and waits for its result.
+///
+/// On Linux, a blocked thread of Dispatch's global queues, which Swift's tasks run on too,
+/// would hold up the server's tasks until Dispatch noticed and added a thread, a second later;
+/// so whatever blocks waiting for the server runs here.
+///
+/// - Parameter body: What blocks.
+/// - Returns: What `body` returns.
+func onThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+  await withCheckedContinuation { continuation in
+    Thread.detachNewThread { continuation.resume(returning: body()) }
+  }
+}
+
+extension Duration {
+  /// The duration in whole milliseconds, rounded up, as `poll` takes it; 0 for none left.
+  var pollTimeout: Int32 {
+    guard self > .zero else { return 0 }
+    let (seconds, attoseconds) = components
+    return Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
   }
 }
