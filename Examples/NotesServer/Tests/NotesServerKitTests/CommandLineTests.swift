@@ -14,13 +14,15 @@ struct CommandLineTests {
     #expect(parsed.configuration.host == "127.0.0.1")
     #expect(parsed.logLevel == .info)
     #expect(parsed.configuration.idleTimeout == .seconds(30))
+    #expect(parsed.configuration.requestTimeout == .seconds(10))
+    #expect(parsed.configuration.writeTimeout == .seconds(30))
     #expect(parsed.configuration.maximumConnections == 768)
   }
 
   @Test func optionsWinOverEnvironmentVariables() throws {
     let environment = [
       "NOTES_PORT": "9000", "NOTES_LOG_LEVEL": "debug", "NOTES_IDLE_TIMEOUT": "5",
-      "NOTES_MAX_CONNECTIONS": "100",
+      "NOTES_REQUEST_TIMEOUT": "6", "NOTES_WRITE_TIMEOUT": "7", "NOTES_MAX_CONNECTIONS": "100",
     ]
     let fromEnvironment = try #require(
       try NotesConfiguration.parse(
@@ -28,18 +30,22 @@ struct CommandLineTests {
     #expect(fromEnvironment.configuration.port == 9000)
     #expect(fromEnvironment.logLevel == .debug)
     #expect(fromEnvironment.configuration.idleTimeout == .seconds(5))
+    #expect(fromEnvironment.configuration.requestTimeout == .seconds(6))
+    #expect(fromEnvironment.configuration.writeTimeout == .seconds(7))
     #expect(fromEnvironment.configuration.maximumConnections == 100)
 
     let fromOptions = try #require(
       try NotesConfiguration.parse(
         arguments: [
           "--port", "9001", "--log-level", "error", "--idle-timeout", "0.25",
-          "--max-connections", "768",
+          "--request-timeout", "0.5", "--write-timeout", "2", "--max-connections", "768",
         ],
         environment: environment, openFileLimit: Self.fileLimit))
     #expect(fromOptions.configuration.port == 9001)
     #expect(fromOptions.logLevel == .error)
     #expect(fromOptions.configuration.idleTimeout == .milliseconds(250))
+    #expect(fromOptions.configuration.requestTimeout == .milliseconds(500))
+    #expect(fromOptions.configuration.writeTimeout == .seconds(2))
     #expect(fromOptions.configuration.maximumConnections == 768)
   }
 
@@ -72,6 +78,14 @@ struct CommandLineTests {
     (
       ["--idle-timeout", "nan"],
       "the idle timeout is a number of seconds from 0.001 to 86400, not 'nan'"
+    ),
+    (
+      ["--request-timeout", "-1"],
+      "the request timeout is a number of seconds from 0.001 to 86400, not '-1'"
+    ),
+    (
+      ["--write-timeout", "never"],
+      "the write timeout is a number of seconds from 0.001 to 86400, not 'never'"
     ),
     (
       ["--max-connections", "0"],

@@ -11,7 +11,7 @@ extension NotesConfiguration {
   public static func usage(executable: String) -> String {
     """
     Usage: \(executable) [--port PORT] [--log-level LEVEL] [--idle-timeout SECONDS]
-             [--max-connections COUNT]
+             [--request-timeout SECONDS] [--write-timeout SECONDS] [--max-connections COUNT]
 
       --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
                                  picks a free one); NOTES_PORT
@@ -19,6 +19,12 @@ extension NotesConfiguration {
                                  (default info); NOTES_LOG_LEVEL
       --idle-timeout SECONDS     how long a connection may stay idle before it is closed
                                  (default 30); NOTES_IDLE_TIMEOUT
+      --request-timeout SECONDS  how long a request may take to arrive whole, from its head to
+                                 the end of its body, before it is answered 408 and its
+                                 connection closed (default 10); NOTES_REQUEST_TIMEOUT
+      --write-timeout SECONDS    how long a client may leave its responses unread, the
+                                 server's buffer full, before its connection is closed
+                                 (default 30); NOTES_WRITE_TIMEOUT
       --max-connections COUNT    the most connections open at once, more waiting in the listen
                                  backlog (default: the open-file limit less a quarter of it,
                                  at least 32, kept for the server's own files);
@@ -26,16 +32,16 @@ extension NotesConfiguration {
       --help                     prints this
 
     The environment variable named after an option sets it too; the option wins over it.
-    The idle timeout is from 0.001 to 86400 seconds. The server raises its open-file limit
-    (ulimit -n) to the hard limit when it starts, and logs the limit and the connections it
-    allows.
+    Timeouts are from 0.001 to 86400 seconds. The server raises its open-file limit (ulimit -n)
+    to the hard limit when it starts, and logs the limit and the connections it allows.
     """
   }
 
   /// Each option that takes a value, and the environment variable that sets it too.
   private static let options = [
     "--port": "NOTES_PORT", "--log-level": "NOTES_LOG_LEVEL",
-    "--idle-timeout": "NOTES_IDLE_TIMEOUT", "--max-connections": "NOTES_MAX_CONNECTIONS",
+    "--idle-timeout": "NOTES_IDLE_TIMEOUT", "--request-timeout": "NOTES_REQUEST_TIMEOUT",
+    "--write-timeout": "NOTES_WRITE_TIMEOUT", "--max-connections": "NOTES_MAX_CONNECTIONS",
   ]
 
   /// Reads the configuration from command-line arguments and environment variables.
@@ -76,13 +82,18 @@ extension NotesConfiguration {
       }
       configuration.port = number
     }
-    if let idleTimeout = values["--idle-timeout"] {
-      guard let seconds = Double(idleTimeout), (0.001...86_400).contains(seconds) else {
+    for (option, name, timeout) in [
+      ("--idle-timeout", "idle", \NotesConfiguration.idleTimeout),
+      ("--request-timeout", "request", \.requestTimeout),
+      ("--write-timeout", "write", \.writeTimeout),
+    ] {
+      guard let value = values[option] else { continue }
+      guard let seconds = Double(value), (0.001...86_400).contains(seconds) else {
         throw CommandLineError(
-          description: "the idle timeout is a number of seconds from 0.001 to 86400, not"
-            + " '\(idleTimeout)'")
+          description: "the \(name) timeout is a number of seconds from 0.001 to 86400, not"
+            + " '\(value)'")
       }
-      configuration.idleTimeout = .seconds(seconds)
+      configuration[keyPath: timeout] = .seconds(seconds)
     }
     if let count = values["--max-connections"] {
       let most = openFileLimit.connections

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 
 extension NotesConfiguration {
   /// Where the server listens, the name it answers with, and how many connections it holds at
@@ -14,10 +15,15 @@ extension NotesConfiguration {
       availableConnectionsDelegate: ConnectionLimit(maximumConnections, logger: logger))
   }
 
-  /// HTTP/1, closing a connection that stays idle for ``idleTimeout``.
+  /// HTTP/1, closing a connection that stays idle for ``idleTimeout``, whose request takes
+  /// longer than ``requestTimeout`` to arrive, or whose client leaves its responses unread for
+  /// ``writeTimeout``.
   package var httpServer: HTTPServerBuilder {
-    let (seconds, attoseconds) = idleTimeout.components
-    let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    return .http1(configuration: HTTP1Channel.Configuration(idleTimeout: .nanoseconds(nanoseconds)))
+    .http1(
+      configuration: HTTP1Channel.Configuration(
+        additionalChannelHandlers: [
+          SlowClientHandler(requestTimeout: requestTimeout, writeTimeout: writeTimeout)
+        ],
+        idleTimeout: TimeAmount(idleTimeout)))
   }
 }

@@ -26,6 +26,15 @@ public struct NotesConfiguration: Sendable, Equatable {
   /// limited number of them; without this, idle connections would keep them forever, and once
   /// they were all taken, no one else's connection would be accepted.
   public var idleTimeout: Duration
+  /// How long a request may take to arrive whole, from its head to the end of its body; one
+  /// still arriving then is answered 408 and its connection closed.
+  ///
+  /// The idle timeout restarts at every part of a body, so without this a body sent a byte at a
+  /// time would hold its connection for as long as its sender liked.
+  public var requestTimeout: Duration
+  /// How long a client may leave the server unable to write to its connection (it reads
+  /// nothing, and the server's buffer for it is full) before the connection is closed.
+  public var writeTimeout: Duration
   /// The most connections the server holds open at once; beyond it, new connections wait in the
   /// listen backlog until one closes.
   ///
@@ -42,12 +51,15 @@ public struct NotesConfiguration: Sendable, Equatable {
   ///   - deletionTokenLifetime: How long a delete-all confirmation token stays valid.
   ///   - userHeaderName: The header that names the authenticated user.
   ///   - idleTimeout: How long a connection may stay idle before the server closes it.
+  ///   - requestTimeout: How long a request may take to arrive whole.
+  ///   - writeTimeout: How long a client may leave its responses unread.
   ///   - maximumConnections: The most connections open at once; by default, as many as the
   ///     process's open-file limit leaves room for (``OpenFileLimit/connections``).
   public init(
     port: Int = 8080, maximumBodySize: Int = 16 * 1024,
     deletionTokenLifetime: Duration = .seconds(60), userHeaderName: String = "X-User",
-    idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil
+    idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
+    writeTimeout: Duration = .seconds(30), maximumConnections: Int? = nil
   ) {
     self.host = "127.0.0.1"
     self.port = port
@@ -55,6 +67,8 @@ public struct NotesConfiguration: Sendable, Equatable {
     self.deletionTokenLifetime = deletionTokenLifetime
     self.userHeaderName = userHeaderName
     self.idleTimeout = idleTimeout
+    self.requestTimeout = requestTimeout
+    self.writeTimeout = writeTimeout
     self.maximumConnections = maximumConnections ?? OpenFileLimit.current.connections
   }
 }

@@ -28,6 +28,12 @@ final class RawConnection: Sendable {
       if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
     #endif
     guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+    #if canImport(Darwin)
+      // Writing to a connection the server has closed fails with EPIPE instead of a signal
+      // that would stop the test process; Linux asks for that at each write instead.
+      var on: Int32 = 1
+      _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    #endif
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -56,9 +62,77 @@ final class RawConnection: Sendable {
     let bytes = Array(text.utf8)
     var sent = 0
     while sent < bytes.count {
-      let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      let count = send(bytes[sent...], flags: 0)
       guard count > 0 else { throw Failure(description: "write: errno \(errno)") }
       sent += count
+    }
+  }
+
+  /// Sends what it can of `bytes`, with no signal if the server has closed the connection.
+  private func send(_ bytes: ArraySlice<UInt8>, flags: Int32) -> Int {
+    #if canImport(Glibc)
+      bytes.withUnsafeBytes {
+        Glibc.send(descriptor, $0.baseAddress, $0.count, flags | Int32(MSG_NOSIGNAL))
+      }
+    #else
+      bytes.withUnsafeBytes { Darwin.send(descriptor, $0.baseAddress, $0.count, flags) }
+    #endif
+  }
+
+  /// Sends `text` a byte at a time, after each byte waiting up to `pause` for the server to
+  /// close the connection, and reads what the server answers meanwhile.
+  ///
+  /// - Parameters:
+  ///   - text: What to send.
+  ///   - pause: How long to wait after each byte.
+  ///   - limit: How long to go on at most.
+  /// - Returns: What the server sent, and whether it closed the connection within `limit`
+  ///   (before `text` ran out).
+  func trickle(
+    _ text: String, pause: Duration, within limit: Duration
+  ) async -> (received: String, closed: Bool) {
+    await onThreadOfItsOwn { [self] in
+      let deadline = ContinuousClock.now.advanced(by: limit)
+      var received = [UInt8]()
+      for byte in text.utf8 {
+        guard ContinuousClock.now < deadline else { break }
+        _ = send([byte], flags: 0)
+        let pauseEnds = ContinuousClock.now.advanced(by: pause)
+        var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while ContinuousClock.now < pauseEnds {
+          if poll(&polled, 1, (pauseEnds - .now).pollTimeout) > 0, !readSome(into: &received) {
+            return (String(decoding: received, as: UTF8.self), true)
+          }
+        }
+      }
+      return (String(decoding: received, as: UTF8.self), false)
+    }
+  }
+
+  /// Sends `text` over and over without ever reading, as a client that never reads its
+  /// responses, until the server resets the connection or `limit` passes.
+  ///
+  /// - Parameters:
+  ///   - text: What to send, again and again: a request.
+  ///   - limit: How long to go on at most.
+  /// - Returns: Whether the server reset the connection within `limit`.
+  func sendWithoutReading(_ text: String, within limit: Duration) async -> Bool {
+    let bytes = Array(String(repeating: text, count: 64).utf8)
+    return await onThreadOfItsOwn { [self] in
+      let deadline = ContinuousClock.now.advanced(by: limit)
+      while ContinuousClock.now < deadline {
+        if send(bytes[...], flags: Int32(MSG_DONTWAIT)) < 0 {
+          guard errno == EAGAIN || errno == EWOULDBLOCK else { return true }  // reset
+          // Full: wait until the server reads, or resets the connection (POLLERR, POLLHUP).
+          var polled = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+          if poll(&polled, 1, (deadline - .now).pollTimeout) > 0,
+            polled.revents & Int16(POLLERR | POLLHUP) != 0
+          {
+            return true
+          }
+        }
+      }
+      return false
     }
   }
 
