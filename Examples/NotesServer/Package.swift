@@ -28,8 +28,11 @@ let package = Package(
     .package(
       url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-    // Hummingbird's own dependency, named for `HTTPField.Name`, which it does not re-export.
+    // Hummingbird's own dependencies, named for what it does not re-export: `HTTPField.Name`,
+    // and the channel and HTTP parts that `SlowClientHandler` handles.
     .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+    .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
     // For the third variant. No traits: they would add the Clocks and CombineSchedulers packages
     // and Foundation's dependency values, which nothing here reads. Only the `Dependencies`
     // product is used: the macros would compile swift-syntax.
@@ -41,10 +44,12 @@ let package = Package(
       dependencies: [
         .product(name: "Milieu", package: "Milieu"),
         .product(name: "Hummingbird", package: "hummingbird"),
-        // For the HTTP/1 server's configuration, its idle timeout.
+        // For the HTTP/1 server's configuration: its timeouts and its connection limit.
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
       ]
     ),
     .target(

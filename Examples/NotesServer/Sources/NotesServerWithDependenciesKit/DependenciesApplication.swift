@@ -77,7 +77,7 @@ public enum DependenciesApplication {
     @Dependency(\.logger) var logger
     return Application(
       router: router, server: configuration.httpServer,
-      configuration: configuration.applicationConfiguration, logger: logger)
+      configuration: configuration.applicationConfiguration(logger: logger), logger: logger)
   }
 
   /// The shared service and the request's caller (its user and logger), as the request's

@@ -43,6 +43,6 @@ public enum NotesApplication {
     @Milieu.Environment(\.logger) var logger
     return Application(
       router: router, server: configuration.httpServer,
-      configuration: configuration.applicationConfiguration, logger: logger)
+      configuration: configuration.applicationConfiguration(logger: logger), logger: logger)
   }
 }

@@ -11,72 +11,101 @@ extension NotesConfiguration {
   public static func usage(executable: String) -> String {
     """
     Usage: \(executable) [--port PORT] [--log-level LEVEL] [--idle-timeout SECONDS]
+             [--request-timeout SECONDS] [--write-timeout SECONDS] [--max-connections COUNT]
 
-      --port PORT              the TCP port to listen on, on 127.0.0.1 (default 8080; 0 picks a
-                               free one); the environment variable NOTES_PORT sets it too
-      --log-level LEVEL        trace, debug, info, notice, warning, error or critical (default
-                               info); the environment variable NOTES_LOG_LEVEL sets it too
-      --idle-timeout SECONDS   how long a connection may stay idle before it is closed, from
-                               0.001 to 86400 (default 30); NOTES_IDLE_TIMEOUT sets it too
-      --help                   prints this
+      --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
+                                 picks a free one); NOTES_PORT
+      --log-level LEVEL          trace, debug, info, notice, warning, error or critical
+                                 (default info); NOTES_LOG_LEVEL
+      --idle-timeout SECONDS     how long a connection may stay idle before it is closed
+                                 (default 30); NOTES_IDLE_TIMEOUT
+      --request-timeout SECONDS  how long a request may take to arrive whole, from its head to
+                                 the end of its body, before it is answered 408 and its
+                                 connection closed (default 10); NOTES_REQUEST_TIMEOUT
+      --write-timeout SECONDS    how long a client may leave its responses unread, the
+                                 server's buffer full, before its connection is closed
+                                 (default 30); NOTES_WRITE_TIMEOUT
+      --max-connections COUNT    the most connections open at once, more waiting in the listen
+                                 backlog (default: the open-file limit less a quarter of it,
+                                 at least 32, kept for the server's own files);
+                                 NOTES_MAX_CONNECTIONS
+      --help                     prints this
 
-    An option given on the command line wins over its environment variable.
+    The environment variable named after an option sets it too; the option wins over it.
+    Timeouts are from 0.001 to 86400 seconds. The server raises its open-file limit (ulimit -n)
+    to the hard limit when it starts, and logs the limit and the connections it allows.
     """
   }
+
+  /// Each option that takes a value, and the environment variable that sets it too.
+  private static let options = [
+    "--port": "NOTES_PORT", "--log-level": "NOTES_LOG_LEVEL",
+    "--idle-timeout": "NOTES_IDLE_TIMEOUT", "--request-timeout": "NOTES_REQUEST_TIMEOUT",
+    "--write-timeout": "NOTES_WRITE_TIMEOUT", "--max-connections": "NOTES_MAX_CONNECTIONS",
+  ]
 
   /// Reads the configuration from command-line arguments and environment variables.
   ///
   /// ```swift
-  /// let configuration = try NotesConfiguration(
-  ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"])
+  /// let configuration = try NotesConfiguration.parse(
+  ///   arguments: ["--port", "8081"], environment: ["NOTES_LOG_LEVEL": "debug"],
+  ///   openFileLimit: OpenFileLimit.raise())
   /// ```
   ///
   /// - Parameters:
   ///   - arguments: The arguments, without the executable's name.
   ///   - environment: The process's environment variables.
+  ///   - openFileLimit: The process's open-file limit, which bounds the connections; the one
+  ///     in force unless given.
   /// - Returns: The configuration and the log level, or `nil` when `--help` was asked for.
   /// - Throws: ``CommandLineError`` for an unknown option or a bad value.
   public static func parse(
-    arguments: [String], environment: [String: String]
+    arguments: [String], environment: [String: String],
+    openFileLimit: OpenFileLimit = .current
   ) throws(CommandLineError) -> (configuration: NotesConfiguration, logLevel: Logger.Level)? {
-    var port = environment["NOTES_PORT"]
-    var logLevel = environment["NOTES_LOG_LEVEL"]
-    var idleTimeout = environment["NOTES_IDLE_TIMEOUT"]
+    var values = options.compactMapValues { environment[$0] }
     var remaining = arguments[...]
     while let argument = remaining.popFirst() {
-      switch argument {
-      case "--help", "-h":
-        return nil
-      case "--port", "--log-level", "--idle-timeout":
-        guard let value = remaining.popFirst() else {
-          throw CommandLineError(description: "\(argument) needs a value")
-        }
-        switch argument {
-        case "--port": port = value
-        case "--log-level": logLevel = value
-        default: idleTimeout = value
-        }
-      default:
+      if argument == "--help" || argument == "-h" { return nil }
+      guard options[argument] != nil else {
         throw CommandLineError(description: "unknown argument '\(argument)'")
       }
+      guard let value = remaining.popFirst() else {
+        throw CommandLineError(description: "\(argument) needs a value")
+      }
+      values[argument] = value
     }
-    var configuration = NotesConfiguration()
-    if let port {
+    var configuration = NotesConfiguration(maximumConnections: openFileLimit.connections)
+    if let port = values["--port"] {
       guard let number = Int(port), (0...65_535).contains(number) else {
         throw CommandLineError(description: "the port is a number from 0 to 65535, not '\(port)'")
       }
       configuration.port = number
     }
-    if let idleTimeout {
-      guard let seconds = Double(idleTimeout), (0.001...86_400).contains(seconds) else {
+    for (option, name, timeout) in [
+      ("--idle-timeout", "idle", \NotesConfiguration.idleTimeout),
+      ("--request-timeout", "request", \.requestTimeout),
+      ("--write-timeout", "write", \.writeTimeout),
+    ] {
+      guard let value = values[option] else { continue }
+      guard let seconds = Double(value), (0.001...86_400).contains(seconds) else {
         throw CommandLineError(
-          description: "the idle timeout is a number of seconds from 0.001 to 86400, not"
-            + " '\(idleTimeout)'")
+          description: "the \(name) timeout is a number of seconds from 0.001 to 86400, not"
+            + " '\(value)'")
       }
-      configuration.idleTimeout = .seconds(seconds)
+      configuration[keyPath: timeout] = .seconds(seconds)
+    }
+    if let count = values["--max-connections"] {
+      let most = openFileLimit.connections
+      guard let number = Int(count), (1...most).contains(number) else {
+        throw CommandLineError(
+          description: "the most connections is a number from 1 to \(most), what an open-file"
+            + " limit of \(openFileLimit.soft) leaves room for, not '\(count)'")
+      }
+      configuration.maximumConnections = number
     }
     var level = Logger.Level.info
-    if let logLevel {
+    if let logLevel = values["--log-level"] {
       guard let parsed = Logger.Level(rawValue: logLevel) else {
         throw CommandLineError(description: "unknown log level '\(logLevel)'")
       }
@@ -101,6 +130,10 @@ extension NotesConfiguration {
   /// The configuration and the server's logger, from this process's command line and
   /// environment; prints the usage and exits for `--help` or a mistake.
   ///
+  /// It raises the process's open-file limit first (``OpenFileLimit/raise()``), so that the
+  /// connections the server may hold are counted against the highest limit it can have, and
+  /// logs both.
+  ///
   /// ```swift
   /// let (configuration, logger) = NotesConfiguration.fromCommandLine()
   /// ```
@@ -109,17 +142,24 @@ extension NotesConfiguration {
   public static func fromCommandLine() -> (configuration: NotesConfiguration, logger: Logger) {
     let executable = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") }
     let usage = usage(executable: executable ?? "NotesServer")
+    let initialFileLimit = OpenFileLimit.current
+    let fileLimit = OpenFileLimit.raise()
     do {
       guard
         let (configuration, logLevel) = try parse(
           arguments: Array(CommandLine.arguments.dropFirst()),
-          environment: ProcessInfo.processInfo.environment)
+          environment: ProcessInfo.processInfo.environment, openFileLimit: fileLimit)
       else {
         print(usage)
         exit(0)
       }
       var logger = Logger(label: "NotesServer")
       logger.logLevel = logLevel
+      logger.info(
+        """
+        open-file limit \(fileLimit.soft) (was \(initialFileLimit.soft), hard limit \
+        \(fileLimit.hard)): at most \(configuration.maximumConnections) connections at once
+        """)
       return (configuration, logger)
     } catch {
       let message = "error: \(error)\n\n\(usage)\n"

@@ -55,6 +55,7 @@ public enum HandWiredApplication {
   public static func make(services: HandWiredAppServices) -> some ApplicationProtocol {
     Application(
       router: makeRouter(services: services), server: services.configuration.httpServer,
-      configuration: services.configuration.applicationConfiguration, logger: services.logger)
+      configuration: services.configuration.applicationConfiguration(logger: services.logger),
+      logger: services.logger)
   }
 }

@@ -26,6 +26,22 @@ public struct NotesConfiguration: Sendable, Equatable {
   /// limited number of them; without this, idle connections would keep them forever, and once
   /// they were all taken, no one else's connection would be accepted.
   public var idleTimeout: Duration
+  /// How long a request may take to arrive whole, from its head to the end of its body; one
+  /// still arriving then is answered 408 and its connection closed.
+  ///
+  /// The idle timeout restarts at every part of a body, so without this a body sent a byte at a
+  /// time would hold its connection for as long as its sender liked.
+  public var requestTimeout: Duration
+  /// How long a client may leave the server unable to write to its connection (it reads
+  /// nothing, and the server's buffer for it is full) before the connection is closed.
+  public var writeTimeout: Duration
+  /// The most connections the server holds open at once; beyond it, new connections wait in the
+  /// listen backlog until one closes.
+  ///
+  /// Each connection holds one of the process's open files, and a process that has used them up
+  /// can be stopped by its own runtime; ``OpenFileLimit/connections`` is how many the limit
+  /// leaves room for.
+  public var maximumConnections: Int
 
   /// Creates a configuration.
   ///
@@ -35,10 +51,15 @@ public struct NotesConfiguration: Sendable, Equatable {
   ///   - deletionTokenLifetime: How long a delete-all confirmation token stays valid.
   ///   - userHeaderName: The header that names the authenticated user.
   ///   - idleTimeout: How long a connection may stay idle before the server closes it.
+  ///   - requestTimeout: How long a request may take to arrive whole.
+  ///   - writeTimeout: How long a client may leave its responses unread.
+  ///   - maximumConnections: The most connections open at once; by default, as many as the
+  ///     process's open-file limit leaves room for (``OpenFileLimit/connections``).
   public init(
     port: Int = 8080, maximumBodySize: Int = 16 * 1024,
     deletionTokenLifetime: Duration = .seconds(60), userHeaderName: String = "X-User",
-    idleTimeout: Duration = .seconds(30)
+    idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
+    writeTimeout: Duration = .seconds(30), maximumConnections: Int? = nil
   ) {
     self.host = "127.0.0.1"
     self.port = port
@@ -46,6 +67,9 @@ public struct NotesConfiguration: Sendable, Equatable {
     self.deletionTokenLifetime = deletionTokenLifetime
     self.userHeaderName = userHeaderName
     self.idleTimeout = idleTimeout
+    self.requestTimeout = requestTimeout
+    self.writeTimeout = writeTimeout
+    self.maximumConnections = maximumConnections ?? OpenFileLimit.current.connections
   }
 }
 
@@ -53,7 +77,7 @@ extension EnvironmentValues {
   static let configuration = Entry(NotesConfiguration())
 
   /// The server's configuration. The app node sets it from the command line; the default is
-  /// ``NotesConfiguration/init(port:maximumBodySize:deletionTokenLifetime:userHeaderName:idleTimeout:)``'s.
+  /// `NotesConfiguration()`.
   ///
   /// ```swift
   /// @Environment(\.configuration) var configuration

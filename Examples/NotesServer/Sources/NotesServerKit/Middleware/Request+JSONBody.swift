@@ -17,8 +17,9 @@ extension Request {
   ///   - type: What the body holds.
   ///   - maximumSize: The largest body accepted, in bytes.
   /// - Returns: The decoded value.
-  /// - Throws: ``APIError`` 413 for a body larger than `maximumSize`, 400 for a body that is not
-  ///   JSON or not the JSON `type` expects, naming the field and the problem.
+  /// - Throws: ``APIError`` 413 for a body larger than `maximumSize`, 408 for one that did not
+  ///   arrive in time, 400 for a body that is not JSON or not the JSON `type` expects, naming the
+  ///   field and the problem.
   public func decodeJSONBody<Value: Decodable>(
     _ type: Value.Type, maximumSize: Int
   ) async throws(APIError) -> Value {
@@ -27,6 +28,8 @@ extension Request {
       buffer = try await body.collect(upTo: maximumSize)
     } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
       throw .contentTooLarge("the request body is larger than \(maximumSize) bytes")
+    } catch let error as APIError {
+      throw error  // such as a body that did not arrive in time: `SlowClientHandler`
     } catch {
       throw .badRequest("the request body could not be read: \(error)")
     }

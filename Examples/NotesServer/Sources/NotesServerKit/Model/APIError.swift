@@ -56,6 +56,14 @@ public struct APIError: Error, Sendable, Hashable, HTTPResponseError {
     Self(status: .notFound, message: message)
   }
 
+  /// 408: the request did not arrive whole in the time the server gives it.
+  ///
+  /// - Parameter message: The deadline.
+  /// - Returns: The error.
+  public static func requestTimeout(_ message: String) -> Self {
+    Self(status: .requestTimeout, message: message)
+  }
+
   /// 413: the request's body is larger than the server accepts.
   ///
   /// - Parameter message: The limit.
