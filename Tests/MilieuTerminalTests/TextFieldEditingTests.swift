@@ -134,6 +134,25 @@ struct TextFieldEditingTests {
     #expect(onButton.handle(.pasted("x")) == KeyAction.none)
   }
 
+  @Test("A paste that pauses types its line break as a space and never taps a button")
+  func pasteThatPauses() {
+    var focus = AlertFocus(
+      alert: Fixtures.withFields(
+        TerminalAlert(
+          title: "Rename",
+          buttons: [TerminalButton("Rename"), TerminalButton("Cancel", role: .cancel)]),
+        ["Name"]))
+    var decoder = KeyDecoder()
+    // The paste stalls for longer than a poll: the terminal flushes the decoder meanwhile.
+    let keys =
+      decoder.decode(Array("\u{1B}[200~rm -rf ~/no".utf8)) + decoder.flush()
+      + decoder.decode(Array("tes\r\u{1B}[201~".utf8))
+    let actions = keys.map { focus.handle($0) }
+    #expect(actions.allSatisfy { $0 == .redraw }, "\(actions)")
+    #expect(focus.texts == ["rm -rf ~/notes "])
+    #expect(focus.focusedField == 0)
+  }
+
   @Test("A field takes at most 4,096 characters, and says so")
   func fullField() {
     var focus = AlertFocus(
