@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 @testable import MilieuTerminal
@@ -79,7 +80,7 @@ private func checkEditing(_ alert: TerminalAlert, keys: [Key]) -> AlertFocus {
     precondition(field.count == field.text.count, "a field miscounts its text")
     let added = field.text.unicodeScalars.filter { !start.text.unicodeScalars.contains($0) }
     precondition(
-      !added.contains(where: AlertTextField.isControlCharacter), "a key typed a control character")
+      !added.contains(where: DiagnosticText.isControlCharacter), "a key typed a control character")
     precondition(
       field.count <= max(TextFieldEditor.maximumLength, start.text.count),
       "a field grew to \(field.count) characters")

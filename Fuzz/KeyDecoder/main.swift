@@ -1,3 +1,5 @@
+import Milieu
+
 @testable import MilieuTerminal
 
 // Fuzzes the terminal input decoder with arbitrary bytes, split into reads at arbitrary points.
@@ -58,7 +60,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   for key in pasted {
     switch key {
     case .pasted(let scalar):
-      precondition(scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value), "\(key)")
+      precondition(!DiagnosticText.isControlCharacter(scalar), "\(key)")
     case .pastedControl: break
     default: preconditionFailure("a paste gave the key \(key)")
     }

@@ -18,8 +18,8 @@ import Testing
   }
 
   @Test func controlCharactersAreSpelledOut() {
-    let alert = AlertData(title: "Bell\u{7}\u{1B}[31m")
-    #expect(alert.plainText.hasPrefix("title: Bell\\u{7}\\u{1B}[31m\n"))
+    let alert = AlertData(title: "Bell\u{7}\u{1B}[31m\u{85}\u{2028}end")
+    #expect(alert.plainText.hasPrefix("title: Bell\\u{7}\\u{1B}[31m\\u{85}\\u{2028}end\n"))
   }
 
   @Test func textFieldsAndAPriorityAreShownWhenTheAlertHasThem() {

@@ -1,3 +1,5 @@
+import Milieu
+
 /// A text field of an alert: a label, the text it starts with, and whether it hides what is
 /// typed.
 ///
@@ -68,21 +70,14 @@ public struct AlertTextField: Sendable, Identifiable, Hashable {
 }
 
 extension AlertTextField {
-  /// Whether a scalar is one a field's text may not hold: a C0 control (tab and line feed
-  /// included), DEL, a C1 control, or a line or paragraph separator.
-  package static func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-    default: false
-    }
-  }
-
   /// Text as a field may hold it: each line break (CR LF counting as one) and tab becomes a
-  /// space, and every other control character is left out.
+  /// space, and every other control character (`DiagnosticText.isControlCharacter(_:)`) is left
+  /// out.
   ///
   /// - Returns: The text, and how many control characters were replaced or left out; the text
   ///   as it is when there were none.
   package static func plainText(_ text: String) -> (text: String, controlCharacters: Int) {
+    let isControlCharacter = DiagnosticText.isControlCharacter
     guard text.unicodeScalars.contains(where: isControlCharacter) else { return (text, 0) }
     var result = String.UnicodeScalarView()
     var count = 0

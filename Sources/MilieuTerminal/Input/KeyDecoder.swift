@@ -1,3 +1,5 @@
+import Milieu
+
 /// Turns raw terminal input bytes into ``Key`` values, one read at a time.
 ///
 /// A terminal in raw mode delivers keys as bytes, and one key may be several bytes (`ESC [ C` for
@@ -20,7 +22,7 @@
 /// | 0x0D, 0x0A, 0x0D 0x0A, `ESC O M` | ``Key/enter`` |
 /// | lone ESC (on ``flush()``), ESC ESC, ESC + control byte | ``Key/escape`` |
 /// | `1` … `9` | ``Key/digit(_:)`` |
-/// | other printable ASCII, a UTF-8 encoded scalar that is not a control character | ``Key/character(_:)`` |
+/// | other printable ASCII, a UTF-8 encoded scalar that is not a C0 or C1 control | ``Key/character(_:)`` |
 /// | 0x03 | ``Key/interrupt`` |
 /// | 0x04 | ``Key/endOfInput`` |
 ///
@@ -129,7 +131,8 @@ struct KeyDecoder: Sendable, Hashable {
     }
     guard pastedBytes <= Self.maximumPasteLength else { return }
     switch key {
-    case .character(let scalar) where scalar.value == 0x2028 || scalar.value == 0x2029:
+    // The only control characters a `.character` carries are the line and paragraph separators.
+    case .character(let scalar) where DiagnosticText.isControlCharacter(scalar):
       keys.append(.pastedControl(" "))
     case .character(let scalar): keys.append(.pasted(scalar))
     case .digit(let digit): keys.append(.pasted(Unicode.Scalar(UInt8(0x30 + digit))))

@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 /// One text field being edited: its text and where the cursor is, changed key by key.
@@ -40,7 +41,7 @@ struct TextFieldEditor: Sendable, Hashable {
   ///
   /// - Returns: Whether the text changed: not for a control character or a full field.
   mutating func insert(_ scalar: Unicode.Scalar) -> Bool {
-    guard !AlertTextField.isControlCharacter(scalar), !isFull else { return false }
+    guard !DiagnosticText.isControlCharacter(scalar), !isFull else { return false }
     let split = text.index(text.startIndex, offsetBy: cursor)
     var before = String(text[..<split])
     before.unicodeScalars.append(scalar)

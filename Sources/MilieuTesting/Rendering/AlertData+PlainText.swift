@@ -1,9 +1,10 @@
+import Milieu
 import MilieuAlerts
 
 extension AlertData {
   /// The alert as plain text — title, message, text fields, buttons with their roles, and its
   /// priority unless it is normal — stable enough for golden files: no identities, no colour,
-  /// line breaks in text shown as `\n`.
+  /// line breaks in text shown as `\n` and every other control character escaped (`\u{2028}`).
   ///
   /// ```swift
   /// #expect(alert.plainText == """
@@ -56,7 +57,7 @@ extension AlertData {
       case "\t": escaped += "\\t"
       case "\\": escaped += "\\\\"
       default:
-        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        if DiagnosticText.isControlCharacter(scalar) {
           escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
         } else {
           escaped.unicodeScalars.append(scalar)
