@@ -1,3 +1,4 @@
+import MilieuAlerts
 import Testing
 
 @testable import MilieuTerminal
@@ -167,7 +168,7 @@ struct TextFieldEditingTests {
 
   @Test("A control character is never typed, even one that reaches the editor")
   func controlCharactersAreRefused() {
-    var editor = TextFieldEditor(TerminalTextField(label: "Name", text: "", isSecure: false))
+    var editor = TextFieldEditor(AlertTextField("Name"))
     for scalar in ["\u{1B}", "\u{7F}", "\u{85}", "\u{2028}", "\n"] as [Unicode.Scalar] {
       let inserted = editor.insert(scalar)
       #expect(!inserted)

@@ -26,7 +26,7 @@ struct TextFieldEditor: Sendable, Hashable {
   private(set) var count: Int
 
   /// An editor holding `text`, with the cursor at its end.
-  init(_ field: TerminalTextField) {
+  init(_ field: AlertTextField) {
     label = field.label
     isSecure = field.isSecure
     text = field.text

@@ -116,7 +116,7 @@ extension Terminal {
   ///
   /// - Returns: The text in ``FileDescriptorIO/LineResult/line(_:)``, or how input ended.
   fileprivate func readText(
-    of field: TerminalTextField, on screen: TerminalScreen, width: Int, cancellation: Int32?
+    of field: AlertTextField, on screen: TerminalScreen, width: Int, cancellation: Int32?
   ) throws(TerminalError) -> FileDescriptorIO.LineResult {
     let echoes = Self.inputEchoes(input)
     while true {
