@@ -166,6 +166,25 @@ struct TextFieldEditingTests {
     #expect(focus.texts[0].count == 4_096 && focus.texts[0].hasSuffix("y"))
   }
 
+  @Test("What is typed into a secure field is never printed or dumped, nor how long it is")
+  func secureTextIsNeverPrinted() {
+    var alert = Fixtures.signIn
+    alert.textFields[1].text = "hunter1"
+    var focus = AlertFocus(alert: alert)
+    press([.tab, .backspace] + typing("2"), on: &focus)
+    #expect(focus.texts == ["ada@example.com", "hunter2"])
+    var dumped = ""
+    dump(focus, to: &dumped)
+    dump(alert, to: &dumped)
+    for text in [
+      "\(focus)", String(reflecting: focus), "\(focus.fields)", "\(alert)", dumped,
+    ] {
+      #expect(!text.contains("hunter") && !text.contains("cursor: 7"), "\(text)")
+    }
+    #expect("\(focus.fields[1])" == "Password: (hidden)")
+    #expect("\(focus.fields[0])".contains("ada@example.com"))
+  }
+
   @Test("A control character is never typed, even one that reaches the editor")
   func controlCharactersAreRefused() {
     var editor = TextFieldEditor(AlertTextField("Name"))

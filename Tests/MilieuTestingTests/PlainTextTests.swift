@@ -25,14 +25,14 @@ import Testing
   @Test func textFieldsAndAPriorityAreShownWhenTheAlertHasThem() {
     let alert = AlertData(
       title: "Sign in",
-      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")],
+      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("PIN", text: "1234")],
       buttons: [.default("Sign In"), .cancel()], priority: .high)
     #expect(
       alert.plainText == """
         title: Sign in
         text fields:
           1. Email: "ada@example.com"
-          2. Password (secure): ""
+          2. PIN (secure): (hidden)
         buttons:
           1. Sign In (default)
           2. Cancel (cancel)

@@ -41,8 +41,9 @@ import Testing
 
   @Test func typingWhatNoFieldTakesThrowsAndSaysWhy() async throws {
     try await withAlertRecorder { alerts in
+      // With no alert, whether the field is secure is unknown: the text is not quoted.
       #expect(
-        throws: AlertRecorderError.noAlert(request: #"type("x", into: "Name")"#, shownSoFar: [])
+        throws: AlertRecorderError.noAlert(request: #"type(into: "Name")"#, shownSoFar: [])
       ) {
         try alerts.type("x", into: "Name")
       }
@@ -69,6 +70,24 @@ import Testing
         .description
         == "type(into: \"name\"): the alert \"A\" has several text fields that match \"name\" when "
         + "letter case is ignored: \"Name\", \"NAME\". Use the exact label.")
+  }
+
+  @Test func textTypedIntoASecureFieldIsNeverQuotedInAFailure() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      withKnownIssue {
+        try? alerts.type("hunter2\n", into: "Password")
+      } matching: { issue in
+        let text = issue.comments.map(\.rawValue).joined()
+        return text.hasPrefix(
+          "type((hidden), into: \"Password\"): the text breaks the rule \"field text without "
+            + "control characters\"")
+          && !text.contains("hunter2")
+      }
+      try await alerts.tap("Sign In")
+      #expect(await outcome.value.tappedButton?.text(of: "Password") == "hunter2 ")
+    }
   }
 
   @Test func controlCharactersInTypedTextFailTheTestAndAreRepaired() async throws {

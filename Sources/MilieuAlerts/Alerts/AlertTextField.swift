@@ -21,6 +21,15 @@ import Milieu
 /// other control character (C0, DEL, C1) is left out. Text that holds some — the initial text
 /// when the alert is made, or what a presenter or a test enters — is repaired that way and
 /// reported with ``AlertDiagnostic/Rule/plainFieldText``.
+///
+/// A secure field's text is never printed: its description, its debug description and what
+/// `dump` and debuggers show of it say `(hidden)` in its place, and so does everything that
+/// prints a field — a tap, an outcome, a test's failure message.
+///
+/// ```swift
+/// let password = AlertTextField.secure("Password", text: "hunter2")
+/// print(password)  // Password: (hidden)
+/// ```
 public struct AlertTextField: Sendable, Identifiable, Hashable {
   /// The field's identity, unique in the process; the same in an alert and in a tap of it.
   public let id: PresentationID
@@ -66,6 +75,60 @@ public struct AlertTextField: Sendable, Identifiable, Hashable {
   /// A copy with the same identity and another label or text.
   func with(label: String? = nil, text: String? = nil) -> AlertTextField {
     AlertTextField(id: id, label: label ?? self.label, text: text ?? self.text, isSecure: isSecure)
+  }
+}
+
+extension AlertTextField: CustomStringConvertible, CustomDebugStringConvertible,
+  CustomReflectable
+{
+  /// The label and the quoted text; a secure field's text never.
+  ///
+  /// ```swift
+  /// AlertTextField("Name", text: "Groceries").description  // Name: "Groceries"
+  /// AlertTextField.secure("Password", text: "hunter2").description  // Password: (hidden)
+  /// ```
+  public var description: String { "\(label): \(quotedText)" }
+
+  /// The field as it is made; a secure field's text never.
+  ///
+  /// ```swift
+  /// String(reflecting: AlertTextField.secure("Password", text: "hunter2"))
+  /// // AlertTextField("Password", text: (hidden), isSecure: true)
+  /// ```
+  public var debugDescription: String {
+    "AlertTextField(\(DiagnosticText.quoted(label)), text: \(quotedText)"
+      + (isSecure ? ", isSecure: true)" : ")")
+  }
+
+  /// The field's parts, for `dump` and debuggers; a secure field's text is `(hidden)`.
+  ///
+  /// ```swift
+  /// dump(AlertTextField.secure("Password", text: "hunter2"))
+  /// // ▿ AlertTextField("Password", text: (hidden), isSecure: true)
+  /// //   ▿ id: #1 …
+  /// //   - label: "Password"
+  /// //   - text: (hidden)
+  /// //   - isSecure: true
+  /// ```
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "id": id, "label": label, "text": isSecure ? HiddenText() : text as Any,
+        "isSecure": isSecure,
+      ],
+      displayStyle: .struct)
+  }
+
+  /// The text as messages quote it: neutralised between quotes, or `(hidden)` for a secure
+  /// field.
+  package var quotedText: String {
+    isSecure ? HiddenText().description : DiagnosticText.quoted(text)
+  }
+
+  /// What stands for a secure field's text wherever the field is shown.
+  private struct HiddenText: CustomStringConvertible {
+    var description: String { "(hidden)" }
   }
 }
 

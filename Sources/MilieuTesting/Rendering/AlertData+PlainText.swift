@@ -16,14 +16,14 @@ extension AlertData {
   ///   """)
   /// ```
   ///
-  /// Text fields come before the buttons, with the text each starts with, a secure field's
-  /// included:
+  /// Text fields come before the buttons, with the text each starts with, except a secure
+  /// field's, which is never shown:
   ///
   /// ```text
   /// title: Sign in
   /// text fields:
   ///   1. Email: "ada@example.com"
-  ///   2. Password (secure): ""
+  ///   2. Password (secure): (hidden)
   /// buttons:
   ///   1. Sign In (default)
   ///   2. Cancel (cancel)
@@ -35,9 +35,9 @@ extension AlertData {
     if !textFields.isEmpty {
       lines.append("text fields:")
       for (index, field) in textFields.enumerated() {
+        let text = field.isSecure ? "(hidden)" : "\"\(Self.escaped(field.text))\""
         let secure = field.isSecure ? " (secure)" : ""
-        lines.append(
-          "  \(index + 1). \(Self.escaped(field.label))\(secure): \"\(Self.escaped(field.text))\"")
+        lines.append("  \(index + 1). \(Self.escaped(field.label))\(secure): \(text)")
       }
     }
     lines.append("buttons:")
