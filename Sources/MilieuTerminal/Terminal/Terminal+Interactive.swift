@@ -100,7 +100,7 @@ extension Terminal {
         switch focus.handle(key) {
         case .none:
           break
-        case .moveFocus, .redraw:
+        case .redraw:
           needsDrawing = true
         case .tap(let index):
           return finish(.button(index))
