@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 @testable import MilieuTerminal
@@ -23,8 +24,8 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   }
   var alert = TerminalAlert(title: title, message: message, buttons: buttons)
   alert.textFields = (0..<input.number(below: 4)).map { _ in
-    TerminalTextField(
-      label: input.text(maximumRepetitions: 32), text: input.text(maximumRepetitions: 32),
+    AlertTextField(
+      input.text(maximumRepetitions: 32), text: input.text(maximumRepetitions: 32),
       isSecure: input.bool())
   }
   let width = input.int16() % 400
@@ -79,7 +80,7 @@ private func checkEditing(_ alert: TerminalAlert, keys: [Key]) -> AlertFocus {
     precondition(field.count == field.text.count, "a field miscounts its text")
     let added = field.text.unicodeScalars.filter { !start.text.unicodeScalars.contains($0) }
     precondition(
-      !added.contains(where: AlertTextField.isControlCharacter), "a key typed a control character")
+      !added.contains(where: DiagnosticText.isControlCharacter), "a key typed a control character")
     precondition(
       field.count <= max(TextFieldEditor.maximumLength, start.text.count),
       "a field grew to \(field.count) characters")
@@ -90,7 +91,7 @@ private func checkEditing(_ alert: TerminalAlert, keys: [Key]) -> AlertFocus {
 /// A secure field draws the same whatever was typed into it.
 private func checkSecureFields(_ edited: AlertFocus, color: Bool) {
   for (index, field) in edited.fields.enumerated() where field.isSecure {
-    let empty = TextFieldEditor(TerminalTextField(label: field.label, text: "", isSecure: true))
+    let empty = TextFieldEditor(.secure(field.label))
     for focused in [false, true] {
       precondition(
         AlertRenderer.fieldContent(field, isFocused: focused, width: 12, color: color)

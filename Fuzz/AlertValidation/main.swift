@@ -154,7 +154,7 @@ private func checkRules(_ alert: AlertData) {
     precondition(field.text.count <= 4_096, "a field's text has \(field.text.count) characters")
     precondition(field.text.unicodeScalars.count <= 16_384, "a field's text has too many scalars")
     precondition(
-      !field.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter),
+      !field.text.unicodeScalars.contains(where: DiagnosticText.isControlCharacter),
       "a field's text holds a control character")
   }
 }
@@ -194,7 +194,7 @@ private func checkRepairs(
     "empty label rule mismatch")
   precondition(
     keptFields.contains {
-      $0.text.unicodeScalars.contains(where: AlertTextField.isControlCharacter)
+      $0.text.unicodeScalars.contains(where: DiagnosticText.isControlCharacter)
     }
       == rules.contains(.plainFieldText), "field text rule mismatch")
   if buttons.isEmpty {

@@ -52,10 +52,13 @@ enum MilieuDemo {
       await app.run(scenario)
       return app
     case .menu:
-      let app = NotesApp(terminal: Terminal())
+      var app = NotesApp(terminal: Terminal())
       for line in ServiceGraphTour.lines(for: app) { print(line) }
-      if let scenario = await app.chooseScenario() {
+      while let scenario = await app.chooseScenario() {
         await app.run(scenario)
+        // Each scenario starts from the app as it first was: notes a scenario deleted, or a
+        // sync server it wore down, would leave the next run of it nothing to show.
+        app = NotesApp(terminal: Terminal())
       }
       return app
     }

@@ -30,6 +30,38 @@ import Testing
       tap.description == "tapped Sign In, Email: \"grace@example.com\", Password: (hidden)")
   }
 
+  @Test func aSecureFieldsTextIsNeverPrintedDumpedOrDescribed() throws {
+    let password = AlertTextField("Password", text: "hunter2", isSecure: true)
+    let alert = AlertData(
+      title: "Sign in to Sync", textFields: [AlertTextField("Email"), password],
+      buttons: [.default("Sign In"), .cancel()])
+    let tap = try #require(alert.tapOfButton(at: 0, texts: ["ada@example.com", "hunter2"]))
+    let outcome = AlertOutcome.answered(tap)
+    let state = AlertState<Int>(title: "Sign in", textFields: [password])
+    func dumped(_ value: some Any) -> String {
+      var text = ""
+      dump(value, to: &text)
+      return text
+    }
+    let printed = [
+      "\(password)", String(reflecting: password), dumped(password), "\([password])",
+      "\(tap)", String(reflecting: tap), dumped(tap), "\(tap.textFields)",
+      String(reflecting: tap.textFields), "\(alert)", String(reflecting: alert), dumped(alert),
+      "\(outcome)", dumped(outcome), "\(state)", dumped(state),
+    ]
+    for text in printed { #expect(!text.contains("hunter2"), "\(text)") }
+    #expect("\(password)" == "Password: (hidden)")
+    #expect(
+      String(reflecting: password) == #"AlertTextField("Password", text: (hidden), isSecure: true)"#
+    )
+    #expect(dumped(password).contains("- text: (hidden)"))
+    // A field that is not secure shows its text, neutralised.
+    let email = AlertTextField("Email", text: "ada@example.com\u{7}")
+    #expect("\(email)" == #"Email: "ada@example.com^G""#)
+    #expect(String(reflecting: email) == #"AlertTextField("Email", text: "ada@example.com^G")"#)
+    #expect(dumped(email).contains("ada@example.com"))
+  }
+
   @Test func aTapWithoutTextsKeepsWhatEachFieldStartsWith() async throws {
     let host = AlertHost()
     let alert = signIn()

@@ -158,14 +158,31 @@ struct DemoScenarioTests {
 
   @Test("No arguments: a menu of the scenarios, answered like any alert, then the scenario")
   func menu() throws {
-    let run = try Demo.run([], input: "1\nDelete\n")
+    let run = try Demo.run([], input: "1\nDelete\nQuit\n")
     #expect(run.status == 0, "\(run)")
     #expect(run.lines.contains("Milieu demo: choose a scenario"))
     #expect(run.lines.contains("  6) Quit (cancel)"))
     #expect(
       run.outcomeLines == [
         "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",
+        "Milieu demo: choose a scenario: tapped Quit",
       ])
+  }
+
+  @Test("The menu comes back after each scenario, which starts afresh, until Quit")
+  func menuAfterEachScenario() throws {
+    let run = try Demo.run([], input: "1\nDelete\ndelete\n2\nretry\nCancel\n6\nsheet\n")
+    #expect(run.status == 0, "\(run)")
+    #expect(
+      run.outcomeLines == [
+        "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Delete",
+        "Milieu demo: choose a scenario: tapped delete", "Delete 3 notes?: tapped Cancel",
+        "Milieu demo: choose a scenario: tapped retry", "Sync failed: tapped Cancel",
+        "Milieu demo: choose a scenario: tapped Quit",
+      ])
+    #expect(run.lines.filter { $0 == "Deleted 3 notes from Work; 2 left." }.count == 1)
+    // Quit ends the demo: what follows it is never read.
+    #expect(run.lines.filter { $0 == "Milieu demo: choose a scenario" }.count == 4, "\(run)")
   }
 
   // `print` writes to stdio's buffer, which holds a file's or a pipe's output until it is full

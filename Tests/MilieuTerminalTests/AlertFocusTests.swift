@@ -50,26 +50,34 @@ struct AlertFocusTests {
   func forward(key: Key) {
     // Display order of threeButtons: Save (1), Discard (2), Cancel (0).
     var focus = AlertFocus(alert: Fixtures.threeButtons, focusedButton: 1)
-    #expect(focus.handle(key) == .moveFocus(to: 2))
-    #expect(focus.handle(key) == .moveFocus(to: 0))
-    #expect(focus.handle(key) == .moveFocus(to: 1))
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 2)
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 0)
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 1)
     #expect(focus.focusedButton == 1)
   }
 
   @Test("←, Shift-Tab and ↑ move backward and wrap around", arguments: [Key.left, .shiftTab, .up])
   func backward(key: Key) {
     var focus = AlertFocus(alert: Fixtures.threeButtons, focusedButton: 1)
-    #expect(focus.handle(key) == .moveFocus(to: 0))
-    #expect(focus.handle(key) == .moveFocus(to: 2))
-    #expect(focus.handle(key) == .moveFocus(to: 1))
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 0)
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 2)
+    #expect(focus.handle(key) == .redraw)
+    #expect(focus.focusedButton == 1)
   }
 
   @Test("Moving from no focus goes to the first or last button")
   func movingFromNoFocus() {
     var forward = AlertFocus(alert: Fixtures.threeButtons, focusedButton: nil)
-    #expect(forward.handle(.tab) == .moveFocus(to: 1))
+    #expect(forward.handle(.tab) == .redraw)
+    #expect(forward.focusedButton == 1)
     var backward = AlertFocus(alert: Fixtures.threeButtons, focusedButton: nil)
-    #expect(backward.handle(.left) == .moveFocus(to: 0))
+    #expect(backward.handle(.left) == .redraw)
+    #expect(backward.focusedButton == 0)
   }
 
   @Test("Enter chooses the focused button")

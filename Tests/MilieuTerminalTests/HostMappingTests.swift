@@ -25,11 +25,7 @@ struct HostMappingTests {
     let alert = AlertData(
       title: "Sign in",
       textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")])
-    #expect(
-      TerminalAlert(alert).textFields == [
-        TerminalTextField(label: "Email", text: "ada@example.com", isSecure: false),
-        TerminalTextField(label: "Password", text: "", isSecure: true),
-      ])
+    #expect(TerminalAlert(alert).textFields == alert.textFields)
     #expect(TerminalAlert(AlertData(title: "Saved")).textFields.isEmpty)
   }
 

@@ -138,16 +138,48 @@ struct KeyDecoderTests {
     #expect(Self.decodeAll([Array("\u{1B}[99999999~2".utf8)]) == [.unknown, .digit(2)])
   }
 
-  @Test("A paste is text until it ends, and a flush ends one whose end never came")
+  @Test("A paste is text until its end marker, and a stray end marker is nothing")
   func pastes() {
     #expect(Self.decodeAll([Array("\u{1B}[201~1".utf8)]) == [.digit(1)])
     var decoder = KeyDecoder()
     #expect(decoder.decode(Array("\u{1B}[200~1".utf8)) == [.pasted("1")])
     #expect(decoder.decode([0x0D, 0x03]) == [.pastedControl(" "), .pastedControl(nil)])
-    #expect(decoder.flush() == [])
+    #expect(decoder.decode(Array("\u{1B}[201~".utf8)) == [])
     #expect(decoder == KeyDecoder())
     #expect(decoder.decode([0x31, 0x03]) == [.digit(1), .interrupt])
-    #expect(Self.decodeAll([Array("\u{1B}[200~\u{1B}".utf8)]) == [.pastedControl(nil)])
+  }
+
+  @Test("A paste that pauses is still a paste: its line break is never Enter")
+  func pasteSplitByAPause() {
+    var decoder = KeyDecoder()
+    let start = "rm -rf ~/no".unicodeScalars.map(Key.pasted)
+    #expect(decoder.decode(Array("\u{1B}[200~rm -rf ~/no".utf8)) == start)
+    // The input pauses: the terminal loop flushes, as it does at every poll timeout.
+    #expect(decoder.flush() == [])
+    #expect(!decoder.hasPendingInput)
+    #expect(
+      decoder.decode(Array("tes\r".utf8)) == [
+        .pasted("t"), .pasted("e"), .pasted("s"), .pastedControl(" "),
+      ])
+    // A pause inside a pasted character, or inside the end marker, loses nothing either.
+    #expect(decoder.decode([0xC3]) == [])
+    #expect(decoder.flush() == [])
+    #expect(decoder.decode([0xA9] + Array("\u{1B}[20".utf8)) == [.pasted("é")])
+    #expect(decoder.flush() == [])
+    #expect(decoder.decode(Array("1~\r".utf8)) == [.enter])
+  }
+
+  @Test("A paste that never ends is cut at its bound; nothing after it is a key")
+  func pasteThatNeverEnds() {
+    var decoder = KeyDecoder()
+    let line = Array("a\r".utf8)
+    let lines = (0..<KeyDecoder.maximumPasteLength).flatMap { _ in line }
+    let keys = decoder.decode(Array("\u{1B}[200~".utf8) + lines) + decoder.flush()
+    #expect(keys.count == KeyDecoder.maximumPasteLength)
+    #expect(keys.allSatisfy { $0 == .pasted("a") || $0 == .pastedControl(" ") })
+    // Whatever comes next, however long the pause, belongs to the paste until its end marker.
+    #expect(decoder.decode(line + [0x03]) + decoder.flush() == [])
+    #expect(decoder.decode(Array("\u{1B}[201~\r".utf8)) == [.enter])
   }
 
   @Test("A control byte inside a sequence ends it and is decoded itself")

@@ -180,26 +180,11 @@ extension SerializedTerminalTests {
         setenv("TERM", "dumb", 1)
         let terminal = try PseudoTerminal(columns: 80, rows: 24)
         let presenter = Terminal(input: terminal.terminal, output: terminal.terminal)
-        _ = Array("2\n".utf8).withUnsafeBytes {
-          write(terminal.controller, $0.baseAddress, $0.count)
-        }
-        let choice = try presenter.present(Fixtures.deleteNotes)
-        // The kernel hands what the terminal side wrote to the controller side in chunks, on
-        // its own schedule: read until the prompt has arrived, or nothing more comes.
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var waiting = pollfd(fd: terminal.controller, events: Int16(POLLIN), revents: 0)
-        while !String(decoding: output, as: UTF8.self).contains("Your choice [1-2]: "),
-          poll(&waiting, 1, 5_000) > 0
-        {
-          let count = chunk.withUnsafeMutableBytes {
-            read(terminal.controller, $0.baseAddress, $0.count)
-          }
-          guard count > 0 else { break }
-          output += chunk[..<count]
-        }
-        _ = output.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        exit(!presenter.isInteractive && choice == .button(1) ? 0 : 1)
+        let run = try TerminalUser.run(
+          terminal, steps: [.waitFor("Your choice [1-2]: "), .type(Array("2\n".utf8))]
+        ) { try presenter.present(Fixtures.deleteNotes) }
+        _ = Array(run.output.utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        exit(!presenter.isInteractive && run.failures.isEmpty && run.result == .button(1) ? 0 : 1)
       }
       let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
       #expect(!output.contains("\u{1B}"))
@@ -215,33 +200,18 @@ extension SerializedTerminalTests {
         let alert = Fixtures.withFields(
           TerminalAlert(title: "Sign in", buttons: [TerminalButton("Sign In")]), ["Password"],
           isSecure: true)
-        let answering = Task { try presenter.reply(to: alert, cancellation: nil) }
         // Typed only once the prompt is up: a terminal echoes input as it arrives.
-        var output: [UInt8] = []
-        func readUntil(_ text: String) {
-          var chunk = [UInt8](repeating: 0, count: 65_536)
-          var waiting = pollfd(fd: terminal.controller, events: Int16(POLLIN), revents: 0)
-          while !String(decoding: output, as: UTF8.self).contains(text),
-            poll(&waiting, 1, 5_000) > 0
-          {
-            let count = chunk.withUnsafeMutableBytes {
-              read(terminal.controller, $0.baseAddress, $0.count)
-            }
-            guard count > 0 else { break }
-            output += chunk[..<count]
-          }
-        }
-        readUntil("Password (not shown): ")
-        _ = Array("hunter2\n".utf8).withUnsafeBytes {
-          write(terminal.controller, $0.baseAddress, $0.count)
-        }
-        readUntil("Your choice [1]: ")
-        _ = Array("1\n".utf8).withUnsafeBytes {
-          write(terminal.controller, $0.baseAddress, $0.count)
-        }
-        let reply = try await answering.value
-        _ = output.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        exit(reply.answer == .button(0) && reply.texts == ["hunter2"] ? 0 : 1)
+        let run = try TerminalUser.run(
+          terminal,
+          steps: [
+            .waitFor("Password (not shown): "), .type(Array("hunter2\n".utf8)),
+            .waitFor("Your choice [1]: "), .type(Array("1\n".utf8)),
+          ]
+        ) { try presenter.reply(to: alert, cancellation: nil) }
+        _ = Array(run.output.utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        let reply = run.result
+        exit(
+          run.failures.isEmpty && reply.answer == .button(0) && reply.texts == ["hunter2"] ? 0 : 1)
       }
       let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
       #expect(output.contains("Password (not shown): \r\nYour choice [1]: "))

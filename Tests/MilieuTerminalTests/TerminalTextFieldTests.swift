@@ -114,6 +114,33 @@ extension SerializedTerminalTests {
       #expect(terminal.attributes().modeFlags == before.modeFlags)
     }
 
+    @Test("A signal the program survives stops bracketed pastes once")
+    func signalStopsBracketedPastesOnce() async {
+      let result = await #expect(
+        processExitsWith: .success, observing: [\.standardOutputContent]
+      ) {
+        signal(SIGTERM) { _ in }
+        let terminal = try PseudoTerminal(columns: 60, rows: 24)
+        let run = try TerminalUser.run(
+          terminal, steps: [.waitFor("\u{1B}[?2004h"), .signal(SIGTERM)]
+        ) {
+          try terminal.makeTerminal().present(
+            Fixtures.withFields(Fixtures.deleteNotes, ["Name"]))
+        }
+        let output = Array(run.output.utf8)
+        var resets = 0
+        var start = 0
+        while let end = endOf(Array("\u{1B}[?2004l".utf8), in: output, from: start) {
+          resets += 1
+          start = end
+        }
+        print("\(run.result), \(resets) reset, \(run.failures)")
+        exit(0)
+      }
+      let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+      #expect(output == "interrupted, 1 reset, []\n")
+    }
+
     @Test("Esc in a field taps the cancel button; what was typed goes with it")
     func escapeCancels() async throws {
       let terminal = try PseudoTerminal(columns: 60, rows: 24)

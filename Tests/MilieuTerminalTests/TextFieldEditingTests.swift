@@ -1,3 +1,4 @@
+import MilieuAlerts
 import Testing
 
 @testable import MilieuTerminal
@@ -60,7 +61,8 @@ struct TextFieldEditingTests {
     #expect(focus.handle(.tab) == .redraw)
     #expect(focus.focusedButton == 1)
     // → and ← stay among the buttons; digits choose a button once one is focused.
-    #expect(focus.handle(.right) == .moveFocus(to: 0))
+    #expect(focus.handle(.right) == .redraw)
+    #expect(focus.focusedButton == 0)
     #expect(focus.handle(.tab) == .redraw)
     #expect(focus.handle(.tab) == .redraw)
     #expect(focus.focusedField == 0)
@@ -134,6 +136,25 @@ struct TextFieldEditingTests {
     #expect(onButton.handle(.pasted("x")) == KeyAction.none)
   }
 
+  @Test("A paste that pauses types its line break as a space and never taps a button")
+  func pasteThatPauses() {
+    var focus = AlertFocus(
+      alert: Fixtures.withFields(
+        TerminalAlert(
+          title: "Rename",
+          buttons: [TerminalButton("Rename"), TerminalButton("Cancel", role: .cancel)]),
+        ["Name"]))
+    var decoder = KeyDecoder()
+    // The paste stalls for longer than a poll: the terminal flushes the decoder meanwhile.
+    let keys =
+      decoder.decode(Array("\u{1B}[200~rm -rf ~/no".utf8)) + decoder.flush()
+      + decoder.decode(Array("tes\r\u{1B}[201~".utf8))
+    let actions = keys.map { focus.handle($0) }
+    #expect(actions.allSatisfy { $0 == .redraw }, "\(actions)")
+    #expect(focus.texts == ["rm -rf ~/notes "])
+    #expect(focus.focusedField == 0)
+  }
+
   @Test("A field takes at most 4,096 characters, and says so")
   func fullField() {
     var focus = AlertFocus(
@@ -146,9 +167,28 @@ struct TextFieldEditingTests {
     #expect(focus.texts[0].count == 4_096 && focus.texts[0].hasSuffix("y"))
   }
 
+  @Test("What is typed into a secure field is never printed or dumped, nor how long it is")
+  func secureTextIsNeverPrinted() {
+    var alert = Fixtures.signIn
+    alert.textFields[1].text = "hunter1"
+    var focus = AlertFocus(alert: alert)
+    press([.tab, .backspace] + typing("2"), on: &focus)
+    #expect(focus.texts == ["ada@example.com", "hunter2"])
+    var dumped = ""
+    dump(focus, to: &dumped)
+    dump(alert, to: &dumped)
+    for text in [
+      "\(focus)", String(reflecting: focus), "\(focus.fields)", "\(alert)", dumped,
+    ] {
+      #expect(!text.contains("hunter") && !text.contains("cursor: 7"), "\(text)")
+    }
+    #expect("\(focus.fields[1])" == "Password: (hidden)")
+    #expect("\(focus.fields[0])".contains("ada@example.com"))
+  }
+
   @Test("A control character is never typed, even one that reaches the editor")
   func controlCharactersAreRefused() {
-    var editor = TextFieldEditor(TerminalTextField(label: "Name", text: "", isSecure: false))
+    var editor = TextFieldEditor(AlertTextField("Name"))
     for scalar in ["\u{1B}", "\u{7F}", "\u{85}", "\u{2028}", "\n"] as [Unicode.Scalar] {
       let inserted = editor.insert(scalar)
       #expect(!inserted)

@@ -1,3 +1,4 @@
+import MilieuAlerts
 import Testing
 
 @testable import MilieuTerminal
@@ -78,7 +79,7 @@ struct TextFieldRenderingTests {
   @Test(
     "The cursor is a ▏ without colour and a reversed cell with it; only the focused field has one")
   func cursor() {
-    let field = TextFieldEditor(TerminalTextField(label: "Name", text: "abc", isSecure: false))
+    let field = TextFieldEditor(AlertTextField("Name", text: "abc"))
     #expect(
       AlertRenderer.fieldContent(field, isFocused: true, width: 6, color: false) == "abc▏  ")
     #expect(
@@ -91,7 +92,7 @@ struct TextFieldRenderingTests {
   @Test("Text a terminal would act on is drawn neutralised in a field")
   func neutralised() {
     let field = TextFieldEditor(
-      TerminalTextField(label: "Name", text: "a\u{202E}b", isSecure: false))
+      AlertTextField("Name", text: "a\u{202E}b"))
     #expect(
       AlertRenderer.fieldContent(field, isFocused: false, width: 12, color: false)
         == "a<U+202E>b  ")
@@ -120,7 +121,7 @@ struct TextFieldRenderingTests {
     let fields = Fixtures.signIn.textFields
     #expect(renderer.plainPrompt(for: fields[0], width: 80) == "Email [ada@example.com]: ")
     #expect(renderer.plainPrompt(for: fields[1], width: 80) == "Password (not shown): ")
-    let empty = TerminalTextField(label: "Name\u{1B}", text: "", isSecure: false)
+    let empty = AlertTextField("Name\u{1B}")
     #expect(renderer.plainPrompt(for: empty, width: 80) == "Name^[: ")
   }
 

@@ -18,21 +18,21 @@ import Testing
   }
 
   @Test func controlCharactersAreSpelledOut() {
-    let alert = AlertData(title: "Bell\u{7}\u{1B}[31m")
-    #expect(alert.plainText.hasPrefix("title: Bell\\u{7}\\u{1B}[31m\n"))
+    let alert = AlertData(title: "Bell\u{7}\u{1B}[31m\u{85}\u{2028}end")
+    #expect(alert.plainText.hasPrefix("title: Bell\\u{7}\\u{1B}[31m\\u{85}\\u{2028}end\n"))
   }
 
   @Test func textFieldsAndAPriorityAreShownWhenTheAlertHasThem() {
     let alert = AlertData(
       title: "Sign in",
-      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("Password")],
+      textFields: [AlertTextField("Email", text: "ada@example.com"), .secure("PIN", text: "1234")],
       buttons: [.default("Sign In"), .cancel()], priority: .high)
     #expect(
       alert.plainText == """
         title: Sign in
         text fields:
           1. Email: "ada@example.com"
-          2. Password (secure): ""
+          2. PIN (secure): (hidden)
         buttons:
           1. Sign In (default)
           2. Cancel (cancel)

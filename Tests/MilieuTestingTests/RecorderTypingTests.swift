@@ -41,8 +41,9 @@ import Testing
 
   @Test func typingWhatNoFieldTakesThrowsAndSaysWhy() async throws {
     try await withAlertRecorder { alerts in
+      // With no alert, whether the field is secure is unknown: the text is not quoted.
       #expect(
-        throws: AlertRecorderError.noAlert(request: #"type("x", into: "Name")"#, shownSoFar: [])
+        throws: AlertRecorderError.noAlert(request: #"type(into: "Name")"#, shownSoFar: [])
       ) {
         try alerts.type("x", into: "Name")
       }
@@ -71,22 +72,46 @@ import Testing
         + "letter case is ignored: \"Name\", \"NAME\". Use the exact label.")
   }
 
-  @Test func controlCharactersInTypedTextFailTheTestAndAreRepaired() async throws {
+  /// Types `text` into the sign-in alert's field `label`, which must fail the test with a message
+  /// that starts with `failure` and never quotes `secret`; then signs in.
+  ///
+  /// - Returns: The text the tap carries for the field.
+  private func typeBreakingARule(
+    _ text: String, into label: String, failsWith failure: String, secret: String
+  ) async throws -> String? {
     try await withAlertRecorder { alerts in
       let outcome = Task { await askToSignIn() }
       try await alerts.next()
       withKnownIssue {
-        try? alerts.type("grace@example.com\n", into: "Email")
+        try? alerts.type(text, into: label)
       } matching: { issue in
-        let text = issue.comments.map(\.rawValue).joined()
-        return text.contains(
-          "type(\"grace@example.com \", into: \"Email\"): the text breaks the rule \"field text "
-            + "without control characters\": the text entered in the field \"Email\" holds 1 "
-            + "control character;")
+        let message = issue.comments.map(\.rawValue).joined()
+        return message.hasPrefix(failure) && !message.contains(secret)
           && issue.sourceLocation?.fileID == #fileID
       }
       try await alerts.tap("Sign In")
-      #expect(await outcome.value.tappedButton?.text(of: "Email") == "grace@example.com ")
+      return await outcome.value.tappedButton?.text(of: label)
     }
+  }
+
+  @Test func controlCharactersInTypedTextFailTheTestAndAreRepaired() async throws {
+    let typed = try await typeBreakingARule(
+      "grace@example.com\n", into: "Email",
+      failsWith:
+        "type(\"grace@example.com \", into: \"Email\"): the text breaks the rule \"field text "
+        + "without control characters\": the text entered in the field \"Email\" holds 1 "
+        + "control character;",
+      secret: "\n")
+    #expect(typed == "grace@example.com ")
+  }
+
+  @Test func textTypedIntoASecureFieldIsNeverQuotedInAFailure() async throws {
+    let typed = try await typeBreakingARule(
+      "hunter2\n", into: "Password",
+      failsWith:
+        "type((hidden), into: \"Password\"): the text breaks the rule \"field text without "
+        + "control characters\"",
+      secret: "hunter2")
+    #expect(typed == "hunter2 ")
   }
 }

@@ -7,7 +7,25 @@
 /// and ``IssueReporter/standardError`` passes whole messages through ``neutralised(_:lineBreak:)``,
 /// which rewrite control characters, escape introducers and bidi controls as visible, inert
 /// text: the scheme `MilieuTerminal`'s `TextSanitizer` documents and delegates to.
+///
+/// It also says, for every module, what a control character is (``isControlCharacter(_:)``):
+/// what an alert's text field may not hold, what the key decoder never types and what a golden
+/// rendering escapes.
 package enum DiagnosticText {
+  /// Whether `scalar` is a control character: a C0 control (tab and line feed included), DEL, a
+  /// C1 control, or a line or paragraph separator (U+2028, U+2029).
+  ///
+  /// ```swift
+  /// DiagnosticText.isControlCharacter("\u{2028}")  // true
+  /// DiagnosticText.isControlCharacter("\u{200E}")  // false: a bidi control, not a control
+  /// ```
+  package static func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+    default: false
+    }
+  }
+
   /// `text` between double quotes, on one line and neutralised.
   ///
   /// ```swift
@@ -49,14 +67,13 @@ package enum DiagnosticText {
     return String(result)
   }
 
-  /// Whether `scalar` is one that ``neutralised(_:lineBreak:)`` rewrites.
+  /// Whether `scalar` is one that ``neutralised(_:lineBreak:)`` rewrites: a control character
+  /// (``isControlCharacter(_:)``) or a bidi control.
   package static func needsNeutralising(_ scalar: Unicode.Scalar) -> Bool {
+    if isControlCharacter(scalar) { return true }
     switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E,
-      0x2066...0x2069:
-      return true
-    default:
-      return false
+    case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+    default: return false
     }
   }
 

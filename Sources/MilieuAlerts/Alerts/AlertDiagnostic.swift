@@ -301,7 +301,7 @@ package enum AlertValidation {
     // Most text breaks no rule: its UTF-8 length bounds both counts from above, and nothing
     // about it needs a name.
     if text.utf8.count <= maximumFieldTextLength,
-      !text.unicodeScalars.contains(where: AlertTextField.isControlCharacter)
+      !text.unicodeScalars.contains(where: DiagnosticText.isControlCharacter)
     {
       return (text, [])
     }

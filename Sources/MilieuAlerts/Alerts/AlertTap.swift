@@ -79,10 +79,7 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   /// text never shown: `tapped Sign In, Email: "ada@example.com", Password: (hidden)`.
   public var description: String {
     guard !textFields.isEmpty else { return "tapped \(title)" }
-    let texts = textFields.map { field in
-      "\(field.label): " + (field.isSecure ? "(hidden)" : DiagnosticText.quoted(field.text))
-    }
-    return "tapped \(title), " + texts.joined(separator: ", ")
+    return "tapped \(title), " + textFields.map(\.description).joined(separator: ", ")
   }
 }
 

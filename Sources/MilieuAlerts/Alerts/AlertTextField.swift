@@ -1,3 +1,5 @@
+import Milieu
+
 /// A text field of an alert: a label, the text it starts with, and whether it hides what is
 /// typed.
 ///
@@ -19,6 +21,15 @@
 /// other control character (C0, DEL, C1) is left out. Text that holds some — the initial text
 /// when the alert is made, or what a presenter or a test enters — is repaired that way and
 /// reported with ``AlertDiagnostic/Rule/plainFieldText``.
+///
+/// A secure field's text is never printed: its description, its debug description and what
+/// `dump` and debuggers show of it say `(hidden)` in its place, and so does everything that
+/// prints a field — a tap, an outcome, a test's failure message.
+///
+/// ```swift
+/// let password = AlertTextField.secure("Password", text: "hunter2")
+/// print(password)  // Password: (hidden)
+/// ```
 public struct AlertTextField: Sendable, Identifiable, Hashable {
   /// The field's identity, unique in the process; the same in an alert and in a tap of it.
   public let id: PresentationID
@@ -67,22 +78,69 @@ public struct AlertTextField: Sendable, Identifiable, Hashable {
   }
 }
 
-extension AlertTextField {
-  /// Whether a scalar is one a field's text may not hold: a C0 control (tab and line feed
-  /// included), DEL, a C1 control, or a line or paragraph separator.
-  package static func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-    default: false
-    }
+extension AlertTextField: CustomStringConvertible, CustomDebugStringConvertible,
+  CustomReflectable
+{
+  /// The label and the quoted text; a secure field's text never.
+  ///
+  /// ```swift
+  /// AlertTextField("Name", text: "Groceries").description  // Name: "Groceries"
+  /// AlertTextField.secure("Password", text: "hunter2").description  // Password: (hidden)
+  /// ```
+  public var description: String { "\(label): \(quotedText)" }
+
+  /// The field as it is made; a secure field's text never.
+  ///
+  /// ```swift
+  /// String(reflecting: AlertTextField.secure("Password", text: "hunter2"))
+  /// // AlertTextField("Password", text: (hidden), isSecure: true)
+  /// ```
+  public var debugDescription: String {
+    "AlertTextField(\(DiagnosticText.quoted(label)), text: \(quotedText)"
+      + (isSecure ? ", isSecure: true)" : ")")
   }
 
+  /// The field's parts, for `dump` and debuggers; a secure field's text is `(hidden)`.
+  ///
+  /// ```swift
+  /// dump(AlertTextField.secure("Password", text: "hunter2"))
+  /// // ▿ AlertTextField("Password", text: (hidden), isSecure: true)
+  /// //   ▿ id: #1 …
+  /// //   - label: "Password"
+  /// //   - text: (hidden)
+  /// //   - isSecure: true
+  /// ```
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "id": id, "label": label, "text": isSecure ? HiddenText() : text as Any,
+        "isSecure": isSecure,
+      ],
+      displayStyle: .struct)
+  }
+
+  /// The text as messages quote it: neutralised between quotes, or `(hidden)` for a secure
+  /// field.
+  package var quotedText: String {
+    isSecure ? HiddenText().description : DiagnosticText.quoted(text)
+  }
+
+  /// What stands for a secure field's text wherever the field is shown.
+  private struct HiddenText: CustomStringConvertible {
+    var description: String { "(hidden)" }
+  }
+}
+
+extension AlertTextField {
   /// Text as a field may hold it: each line break (CR LF counting as one) and tab becomes a
-  /// space, and every other control character is left out.
+  /// space, and every other control character (`DiagnosticText.isControlCharacter(_:)`) is left
+  /// out.
   ///
   /// - Returns: The text, and how many control characters were replaced or left out; the text
   ///   as it is when there were none.
   package static func plainText(_ text: String) -> (text: String, controlCharacters: Int) {
+    let isControlCharacter = DiagnosticText.isControlCharacter
     guard text.unicodeScalars.contains(where: isControlCharacter) else { return (text, 0) }
     var result = String.UnicodeScalarView()
     var count = 0

@@ -1,6 +1,7 @@
 /// What the command line asks the demo to do.
 enum DemoCommand: Equatable {
-  /// No arguments: show the menu of scenarios, then run the chosen one.
+  /// No arguments: show the menu of scenarios, run the chosen one, and show the menu again,
+  /// until the user quits.
   case menu
   /// `--scenario NAME`.
   case scenario(Scenario)

@@ -14,7 +14,8 @@ enum HelpText {
 
       USAGE
         milieu-demo                    show what the environment does for the app's
-                                       services, then run a scenario chosen from a menu
+                                       services, then run scenarios chosen from a menu,
+                                       which comes back after each one until Quit
         milieu-demo --scenario NAME    run one scenario (also --scenario=NAME)
         milieu-demo --list             print the scenario names, one per line
         milieu-demo --tree             print the environment tree with provenance

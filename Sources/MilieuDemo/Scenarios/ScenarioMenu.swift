@@ -2,7 +2,8 @@ import Milieu
 import MilieuAlerts
 import MilieuTerminal
 
-/// The menu shown when the demo runs without arguments: an alert with one button per scenario.
+/// The menu shown when the demo runs without arguments, again after each scenario: an alert with
+/// one button per scenario, and Quit.
 struct ScenarioMenu {
   @Environment(\.showAlert) var showAlert
   @Environment(\.console) var console
@@ -14,8 +15,9 @@ struct ScenarioMenu {
     let alert = AlertData(
       title: "Milieu demo: choose a scenario",
       message:
-        "A notes app whose nested services ask you things. "
-        + "Run milieu-demo --help to read what each scenario shows.",
+        "A notes app whose nested services ask you things. Each scenario starts afresh and "
+        + "comes back here; Quit ends the demo. Run milieu-demo --help to read what each "
+        + "scenario shows.",
       buttons: Scenario.allCases.map { AlertButton.default($0.rawValue) } + [.cancel("Quit")])
     // Reported like every other alert, as --help promises.
     let outcome = await showAlert.askReporting(alert, to: console)

@@ -201,6 +201,6 @@ struct AlertFocus: Hashable, Sendable {
     }
     focusedField = nil
     focusedButton = displayOrder[next]
-    return .moveFocus(to: displayOrder[next])
+    return .redraw
   }
 }

@@ -28,7 +28,8 @@ enum Key: Hashable, Sendable {
   /// Ctrl-D (byte 0x04).
   case endOfInput
   /// A character typed: a printable ASCII byte other than the digits 1 to 9, or one UTF-8
-  /// encoded scalar that is not a control character.
+  /// encoded scalar that is not a C0 or C1 control. (A line or paragraph separator, U+2028 or
+  /// U+2029, is one: a control character all the same, which a field refuses.)
   case character(Unicode.Scalar)
   /// Backspace: DEL (0x7F) or Ctrl-H (0x08).
   case backspace

@@ -4,9 +4,7 @@
 enum KeyAction: Hashable, Sendable {
   /// The key does nothing here.
   case none
-  /// Focus moved to the button at this index; redraw.
-  case moveFocus(to: Int)
-  /// A text field changed, the focus moved to or from one, or a notice came or went; redraw.
+  /// The focus moved, a text field changed, or a notice came or went; redraw.
   case redraw
   /// The user chose the button at this index — by Enter, by its digit, or, for the cancel
   /// button, by Esc or end of input.

@@ -1,9 +1,12 @@
+import Milieu
+
 /// Turns raw terminal input bytes into ``Key`` values, one read at a time.
 ///
 /// A terminal in raw mode delivers keys as bytes, and one key may be several bytes (`ESC [ C` for
 /// →) split across reads. `KeyDecoder` is an incremental, pure state machine: feed it whatever a
 /// read returned with ``decode(_:)``; an incomplete sequence is kept for the next call. When
-/// input stalls with something pending, call ``flush()``: a lone ESC then becomes ``Key/escape``.
+/// input stalls with something pending, call ``flush()``: a lone ESC then becomes ``Key/escape``
+/// (inside a paste a stall changes nothing).
 ///
 /// Recognised input:
 ///
@@ -19,15 +22,18 @@
 /// | 0x0D, 0x0A, 0x0D 0x0A, `ESC O M` | ``Key/enter`` |
 /// | lone ESC (on ``flush()``), ESC ESC, ESC + control byte | ``Key/escape`` |
 /// | `1` … `9` | ``Key/digit(_:)`` |
-/// | other printable ASCII, a UTF-8 encoded scalar that is not a control character | ``Key/character(_:)`` |
+/// | other printable ASCII, a UTF-8 encoded scalar that is not a C0 or C1 control | ``Key/character(_:)`` |
 /// | 0x03 | ``Key/interrupt`` |
 /// | 0x04 | ``Key/endOfInput`` |
 ///
 /// A bracketed paste — what a terminal sends between `ESC [ 200 ~` and `ESC [ 201 ~` once it is
 /// asked to, so that pasted text cannot pass for keys — decodes as ``Key/pasted(_:)`` for each
 /// character and ``Key/pastedControl(_:)`` for each key or control character inside it: a line
-/// break or a tab in pasted text never presses Enter or Tab. A ``flush()`` ends a paste whose
-/// end never came.
+/// break or a tab in pasted text never presses Enter or Tab. Only the end marker ends a paste: a
+/// paste that stalls — a slow terminal, a remote session — is still a paste when the rest of it
+/// comes, so a ``flush()`` inside one changes nothing and ``hasPendingInput`` is `false` there.
+/// A paste is bounded: past its first ``maximumPasteLength`` bytes, the rest of it up to the end
+/// marker is dropped, so that a paste whose end never comes can never press a key.
 ///
 /// Malformed input never crashes the decoder and never swallows what follows it:
 ///
@@ -51,6 +57,12 @@ struct KeyDecoder: Sendable, Hashable {
   /// Real keys use at most a handful (`ESC [ 1 ; 5 C`); 16 leaves room for any of them.
   static let maximumSequenceLength = 16
 
+  /// How many bytes of a bracketed paste are decoded; the rest of a longer one is dropped up to
+  /// its end marker.
+  ///
+  /// Enough for the longest text a field takes: 16,384 Unicode scalars of four UTF-8 bytes.
+  static let maximumPasteLength = 65_536
+
   private enum State: Sendable, Hashable {
     case ground
     case escape
@@ -65,16 +77,17 @@ struct KeyDecoder: Sendable, Hashable {
 
   private var state = State.ground
   private var skipsLineFeed = false
-  /// Whether the bytes are inside a bracketed paste.
-  private var isPasting = false
+  /// How many bytes of the bracketed paste under way have come, counting no further than one
+  /// past ``maximumPasteLength``; `nil` outside a paste.
+  private var pastedBytes: Int?
 
   /// Creates a decoder with nothing pending.
   init() {}
 
   /// Whether part of a key is waiting for more bytes — the moment to start the stall timer that
-  /// ends in ``flush()``.
+  /// ends in ``flush()``. Never inside a paste, where a stall ends nothing.
   var hasPendingInput: Bool {
-    state != .ground
+    state != .ground && pastedBytes == nil
   }
 
   /// Decodes the next bytes of input, keeping an incomplete key for the next call.
@@ -91,10 +104,12 @@ struct KeyDecoder: Sendable, Hashable {
   /// Ends whatever is pending because no more input arrived in time.
   ///
   /// A lone ESC becomes ``Key/escape``; an unfinished escape sequence becomes ``Key/unknown``; an
-  /// unfinished UTF-8 character becomes ``Key/other``. Afterwards nothing is pending.
+  /// unfinished UTF-8 character becomes ``Key/other``. Afterwards nothing is pending. Inside a
+  /// paste nothing changes: what is pending there may be the start of the end marker.
   ///
   /// - Returns: At most one key.
   mutating func flush() -> [Key] {
+    guard pastedBytes == nil else { return [] }
     var keys: [Key] = []
     switch state {
     case .ground, .discardingSequence: break
@@ -104,18 +119,20 @@ struct KeyDecoder: Sendable, Hashable {
     }
     state = .ground
     skipsLineFeed = false
-    isPasting = false
     return keys
   }
 
-  /// Adds a decoded key, as text when it came inside a bracketed paste.
+  /// Adds a decoded key, as text when it came inside a bracketed paste, or nothing once the
+  /// paste is longer than ``maximumPasteLength``.
   private mutating func emit(_ key: Key, into keys: inout [Key]) {
-    guard isPasting else {
+    guard let pastedBytes else {
       keys.append(key)
       return
     }
+    guard pastedBytes <= Self.maximumPasteLength else { return }
     switch key {
-    case .character(let scalar) where scalar.value == 0x2028 || scalar.value == 0x2029:
+    // The only control characters a `.character` carries are the line and paragraph separators.
+    case .character(let scalar) where DiagnosticText.isControlCharacter(scalar):
       keys.append(.pastedControl(" "))
     case .character(let scalar): keys.append(.pasted(scalar))
     case .digit(let digit): keys.append(.pasted(Unicode.Scalar(UInt8(0x30 + digit))))
@@ -125,6 +142,7 @@ struct KeyDecoder: Sendable, Hashable {
   }
 
   private mutating func feed(_ byte: UInt8, into keys: inout [Key]) {
+    if let count = pastedBytes, count <= Self.maximumPasteLength { pastedBytes = count + 1 }
     // A byte that ends a pending sequence abnormally is decoded again from the ground state, so
     // this loop runs at most twice.
     while true {
@@ -245,10 +263,10 @@ struct KeyDecoder: Sendable, Hashable {
     if !isSS3, final == UInt8(ascii: "~") {
       switch parameter {
       case 200:
-        isPasting = true
+        pastedBytes = pastedBytes ?? 0
         return
       case 201:
-        isPasting = false
+        pastedBytes = nil
         return
       default: break
       }

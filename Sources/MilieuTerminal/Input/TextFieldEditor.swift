@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 /// One text field being edited: its text and where the cursor is, changed key by key.
@@ -13,24 +14,28 @@ struct TextFieldEditor: Sendable, Hashable {
   /// The most characters a field holds.
   static let maximumLength = AlertValidation.maximumFieldTextLength
 
-  /// What the field asks for.
-  let label: String
-  /// Whether the field hides what is typed.
-  let isSecure: Bool
-  /// The text entered so far.
-  private(set) var text: String
+  /// The field, holding the text entered so far.
+  private(set) var field: AlertTextField
   /// How many characters come before the cursor.
   private(set) var cursor: Int
   /// How many characters the text has.
   private(set) var count: Int
 
-  /// An editor holding `text`, with the cursor at its end.
-  init(_ field: TerminalTextField) {
-    label = field.label
-    isSecure = field.isSecure
-    text = field.text
+  /// An editor holding the field's text, with the cursor at its end.
+  init(_ field: AlertTextField) {
+    self.field = field
     count = field.text.count
     cursor = count
+  }
+
+  /// What the field asks for.
+  var label: String { field.label }
+  /// Whether the field hides what is typed.
+  var isSecure: Bool { field.isSecure }
+  /// The text entered so far.
+  private(set) var text: String {
+    get { field.text }
+    set { field.text = newValue }
   }
 
   /// Whether the field is full: it holds ``maximumLength`` characters.
@@ -40,7 +45,7 @@ struct TextFieldEditor: Sendable, Hashable {
   ///
   /// - Returns: Whether the text changed: not for a control character or a full field.
   mutating func insert(_ scalar: Unicode.Scalar) -> Bool {
-    guard !AlertTextField.isControlCharacter(scalar), !isFull else { return false }
+    guard !DiagnosticText.isControlCharacter(scalar), !isFull else { return false }
     let split = text.index(text.startIndex, offsetBy: cursor)
     var before = String(text[..<split])
     before.unicodeScalars.append(scalar)
@@ -90,5 +95,18 @@ struct TextFieldEditor: Sendable, Hashable {
     guard !isSecure, position != cursor else { return false }
     cursor = position
     return true
+  }
+}
+
+extension TextFieldEditor: CustomStringConvertible, CustomReflectable {
+  /// The field as it describes itself: a secure field's text hidden.
+  var description: String { field.description }
+
+  /// The field, and the cursor unless the field is secure, where it would tell how much was
+  /// typed.
+  var customMirror: Mirror {
+    isSecure
+      ? Mirror(self, children: ["field": field], displayStyle: .struct)
+      : Mirror(self, children: ["field": field, "cursor": cursor], displayStyle: .struct)
   }
 }

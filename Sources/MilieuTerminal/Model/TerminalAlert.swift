@@ -1,3 +1,5 @@
+import MilieuAlerts
+
 /// Everything the terminal renderer needs to draw an alert: a title, an optional message and the
 /// buttons.
 ///
@@ -35,7 +37,7 @@ public struct TerminalAlert: Sendable, Hashable {
   public var buttons: [TerminalButton]
 
   /// The text fields, in order: typed into in a box, read one line each in plain text.
-  var textFields: [TerminalTextField] = []
+  var textFields: [AlertTextField] = []
 
   /// Creates an alert.
   ///

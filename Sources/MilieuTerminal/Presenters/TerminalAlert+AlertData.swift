@@ -26,9 +26,7 @@ extension TerminalAlert {
     self.init(
       title: alert.title, message: alert.message,
       buttons: alert.buttons.map { TerminalButton($0.title, role: TerminalButton.Role($0.role)) })
-    textFields = alert.textFields.map {
-      TerminalTextField(label: $0.label, text: $0.text, isSecure: $0.isSecure)
-    }
+    textFields = alert.textFields
   }
 }
 

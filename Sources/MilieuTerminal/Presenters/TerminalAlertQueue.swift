@@ -139,19 +139,15 @@ final class TerminalAlertQueue: Sendable {
   private func finish(_ request: Request, with result: Result<Terminal.Reply, TerminalError>) {
     let alert = request.alert
     let reply: Reply?
-    switch result.map(\.answer) {
-    case .success(.button(let index)):
+    switch result {
+    case .success((.button(let index), let texts)):
       // The terminal drew the alert's own buttons and fields, in order, so the index and the
       // texts are the alert's.
-      let texts = (try? result.get().texts) ?? []
-      let tap =
-        alert.textFields.isEmpty
-        ? alert.tapOfButton(at: index)
-        : alert.tap(ofButtonAt: index, texts: texts, reportingTo: request.issueReporter)
+      let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: request.issueReporter)
       reply = tap.map { .tap($0) } ?? .dismiss
-    case .success(.dismissed), .success(.interrupted):
+    case .success((.dismissed, _)), .success((.interrupted, _)):
       reply = .dismiss
-    case .success(.cancelled):
+    case .success((.cancelled, _)):
       // Withdrawn: the host has already moved on.
       reply = nil
     case .failure(let error):

@@ -1,3 +1,5 @@
+import MilieuAlerts
+
 /// Draws a ``TerminalAlert`` as lines of text: a box for terminals, or plain numbered text for
 /// pipes.
 ///
@@ -331,7 +333,7 @@ public struct AlertRenderer: Sendable {
   ///   - field: The field to read.
   ///   - width: The terminal's width; the text shown between brackets is cut to fit.
   /// - Returns: The prompt.
-  func plainPrompt(for field: TerminalTextField, width: Int) -> String {
+  func plainPrompt(for field: AlertTextField, width: Int) -> String {
     let label = TextSanitizer.sanitize(field.label, mode: .singleLine)
     if field.isSecure { return label + " (not shown): " }
     guard !field.text.isEmpty else { return label + ": " }

@@ -25,8 +25,8 @@ enum RawModeState {
   static let resetSequence: StaticString = "\u{1B}[0m\u{1B}[?25h"
   /// The reset written when a signal ends the process: also moves to a fresh line.
   static let signalResetSequence: StaticString = "\u{1B}[0m\u{1B}[?25h\r\n"
-  /// Written before either reset while pastes are bracketed (``isPasteBracketed``): the
-  /// terminal stops bracketing them.
+  /// Written once when bracketed pastes end (``stopBracketingPastes()``): the terminal stops
+  /// bracketing them.
   static let pasteResetSequence: StaticString = "\u{1B}[?2004l"
 
   /// The signals that restore the terminal before they take effect: the ones that ask the
@@ -63,7 +63,7 @@ enum RawModeState {
   /// The last signal that restored the terminal, or 0.
   static let caughtSignal = Atomic<Int32>(0)
   /// Whether the terminal was asked to bracket pastes (an alert with text fields is up), so
-  /// that restoring it asks it to stop.
+  /// that ``stopBracketingPastes()`` asks it to stop.
   static let isPasteBracketed = Atomic<Bool>(false)
   /// How many nested raw-mode scopes are open.
   static let depth = Lock<Int>(0)
@@ -132,14 +132,24 @@ enum RawModeState {
     guard isArmed.load(ordering: .acquiring) else { return }
     var attributes = savedAttributes.pointee
     _ = tcsetattr(inputDescriptor.load(ordering: .relaxed), TCSANOW, &attributes)
+    stopBracketingPastes()
     let output = outputDescriptor.load(ordering: .relaxed)
     guard output >= 0 else { return }
-    if isPasteBracketed.exchange(false, ordering: .acquiringAndReleasing) {
-      pasteResetSequence.withUTF8Buffer { bytes in
-        _ = write(output, bytes.baseAddress, bytes.count)
-      }
-    }
     reset.withUTF8Buffer { bytes in
+      _ = write(output, bytes.baseAddress, bytes.count)
+    }
+  }
+
+  /// Asks the terminal to stop bracketing pastes, if it was asked to (``isPasteBracketed``):
+  /// ``pasteResetSequence`` is written once, by whichever comes first — the alert that asked,
+  /// as it ends, or the restore, a signal's included.
+  ///
+  /// Async-signal-safe.
+  static func stopBracketingPastes() {
+    guard isPasteBracketed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    let output = outputDescriptor.load(ordering: .relaxed)
+    guard output >= 0 else { return }
+    pasteResetSequence.withUTF8Buffer { bytes in
       _ = write(output, bytes.baseAddress, bytes.count)
     }
   }

@@ -12,9 +12,8 @@ extension Terminal {
   static let hideCursor = "\u{1B}[?25l"
   static let showCursor = "\u{1B}[?25h"
   /// Asks the terminal to bracket what is pasted, so that a line break in pasted text is not
-  /// Enter; and to stop.
+  /// Enter; ``RawModeState/stopBracketingPastes()`` asks it to stop.
   static let bracketedPasteOn = "\u{1B}[?2004h"
-  static let bracketedPasteOff = "\u{1B}[?2004l"
 
   /// Draws `alert` as a box in raw mode and reads keys until the user decides.
   ///
@@ -36,9 +35,8 @@ extension Terminal {
     var isFrameEnded = false
     // Pastes are bracketed only while the alert has fields to paste into.
     let pastes = !alert.textFields.isEmpty
-    let restore = Self.showCursor + (pastes ? Self.bracketedPasteOff : "")
     // Whatever happens, the screen must not think a frame is still up.
-    defer { if !isFrameEnded { try? screen.endFrame(erasing: false, trailer: restore) } }
+    defer { if !isFrameEnded { try? screen.endFrame(erasing: false, trailer: Self.showCursor) } }
 
     func draw() throws(TerminalError) {
       // Never taller than the screen, or each redraw would leave a copy in the scrollback.
@@ -53,23 +51,24 @@ extension Terminal {
     func finish(_ choice: TerminalAnswer) -> Reply {
       isFrameEnded = true
       if choice == .cancelled {
-        try? screen.endFrame(erasing: true, trailer: restore)
+        try? screen.endFrame(erasing: true, trailer: Self.showCursor)
       } else {
         try? draw()
-        try? screen.endFrame(erasing: false, trailer: "\r\n" + restore)
+        try? screen.endFrame(erasing: false, trailer: "\r\n" + Self.showCursor)
       }
       return (choice, focus.texts)
     }
 
     if pastes { RawModeState.isPasteBracketed.store(true, ordering: .releasing) }
-    defer { if pastes { RawModeState.isPasteBracketed.store(false, ordering: .releasing) } }
+    // Once: a signal's restore may have stopped them already.
+    defer { RawModeState.stopBracketingPastes() }
     try screen.write(Self.hideCursor + (pastes ? Self.bracketedPasteOn : ""))
     try draw()
     while true {
       if RawModeState.caughtSignal.load(ordering: .relaxed) != 0 {
+        // The signal's restore showed the cursor and stopped bracketed pastes.
         isFrameEnded = true
-        try? screen.endFrame(
-          erasing: false, trailer: "\r\n" + (pastes ? Self.bracketedPasteOff : ""))
+        try? screen.endFrame(erasing: false, trailer: "\r\n")
         return (.interrupted, focus.texts)
       }
       if TerminalResizeMonitor.consumeResize() {
@@ -101,7 +100,7 @@ extension Terminal {
         switch focus.handle(key) {
         case .none:
           break
-        case .moveFocus, .redraw:
+        case .redraw:
           needsDrawing = true
         case .tap(let index):
           return finish(.button(index))

@@ -1,3 +1,4 @@
+import Milieu
 import MilieuAlerts
 
 #if canImport(Glibc)
@@ -115,7 +116,7 @@ extension Terminal {
   ///
   /// - Returns: The text in ``FileDescriptorIO/LineResult/line(_:)``, or how input ended.
   fileprivate func readText(
-    of field: TerminalTextField, on screen: TerminalScreen, width: Int, cancellation: Int32?
+    of field: AlertTextField, on screen: TerminalScreen, width: Int, cancellation: Int32?
   ) throws(TerminalError) -> FileDescriptorIO.LineResult {
     let echoes = Self.inputEchoes(input)
     while true {
@@ -153,7 +154,7 @@ extension Terminal {
 
   /// What is wrong with a line typed as a field's text, ready to show, or `nil` for none.
   static func problem(with text: String) -> String? {
-    if text.unicodeScalars.contains(where: AlertTextField.isControlCharacter) {
+    if text.unicodeScalars.contains(where: DiagnosticText.isControlCharacter) {
       return "A field holds one line of plain text; that line holds a control character, "
         + "such as a tab or an escape. Type it again without."
     }

@@ -313,7 +313,8 @@ public final class AlertRecorder: Sendable {
   /// A field that nothing was typed into keeps the text it starts with. The label is matched
   /// exactly, or else ignoring letter case when that finds one field. Text a person could not
   /// type into one field — a control character, more than 4,096 characters — fails the test
-  /// with the rule and the fix, and is typed repaired, as a host would repair it.
+  /// with the rule and the fix, and is typed repaired, as a host would repair it. No failure
+  /// quotes what was typed into a secure field, nor, when no alert is shown, into any field.
   ///
   /// - Parameters:
   ///   - text: The text to type.
@@ -329,13 +330,15 @@ public final class AlertRecorder: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) throws(AlertRecorderError) {
-    let request = "type(\(DiagnosticText.quoted(text)), into: \(DiagnosticText.quoted(label)))"
     guard let alert = current else {
-      throw .noAlert(request: request, shownSoFar: shownTitles)
+      throw .noAlert(
+        request: "type(into: \(DiagnosticText.quoted(label)))", shownSoFar: shownTitles)
     }
     let index = try Self.textField(labelled: label, in: alert)
-    let (typed, brokenRules) = AlertValidation.repairEntered(
-      text, label: alert.textFields[index].label)
+    var typedField = alert.textFields[index]
+    typedField.text = text
+    let request = "type(\(typedField.quotedText), into: \(DiagnosticText.quoted(label)))"
+    let (typed, brokenRules) = AlertValidation.repairEntered(text, label: typedField.label)
     for brokenRule in brokenRules {
       TestRunnerReporter.fail(
         "\(request): the text breaks \(brokenRule)",

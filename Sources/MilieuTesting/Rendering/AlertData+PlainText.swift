@@ -1,9 +1,10 @@
+import Milieu
 import MilieuAlerts
 
 extension AlertData {
   /// The alert as plain text — title, message, text fields, buttons with their roles, and its
   /// priority unless it is normal — stable enough for golden files: no identities, no colour,
-  /// line breaks in text shown as `\n`.
+  /// line breaks in text shown as `\n` and every other control character escaped (`\u{2028}`).
   ///
   /// ```swift
   /// #expect(alert.plainText == """
@@ -15,14 +16,14 @@ extension AlertData {
   ///   """)
   /// ```
   ///
-  /// Text fields come before the buttons, with the text each starts with, a secure field's
-  /// included:
+  /// Text fields come before the buttons, with the text each starts with, except a secure
+  /// field's, which is never shown:
   ///
   /// ```text
   /// title: Sign in
   /// text fields:
   ///   1. Email: "ada@example.com"
-  ///   2. Password (secure): ""
+  ///   2. Password (secure): (hidden)
   /// buttons:
   ///   1. Sign In (default)
   ///   2. Cancel (cancel)
@@ -34,9 +35,9 @@ extension AlertData {
     if !textFields.isEmpty {
       lines.append("text fields:")
       for (index, field) in textFields.enumerated() {
+        let text = field.isSecure ? "(hidden)" : "\"\(Self.escaped(field.text))\""
         let secure = field.isSecure ? " (secure)" : ""
-        lines.append(
-          "  \(index + 1). \(Self.escaped(field.label))\(secure): \"\(Self.escaped(field.text))\"")
+        lines.append("  \(index + 1). \(Self.escaped(field.label))\(secure): \(text)")
       }
     }
     lines.append("buttons:")
@@ -56,7 +57,7 @@ extension AlertData {
       case "\t": escaped += "\\t"
       case "\\": escaped += "\\\\"
       default:
-        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        if DiagnosticText.isControlCharacter(scalar) {
           escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
         } else {
           escaped.unicodeScalars.append(scalar)

@@ -1,3 +1,5 @@
+import MilieuAlerts
+
 @testable import MilieuTerminal
 
 enum Fixtures {
@@ -29,8 +31,7 @@ enum Fixtures {
       message: "Your notes sync once you sign in.",
       buttons: [TerminalButton("Sign In"), TerminalButton("Cancel", role: .cancel)])
     alert.textFields = [
-      TerminalTextField(label: "Email", text: "ada@example.com", isSecure: false),
-      TerminalTextField(label: "Password", text: "", isSecure: true),
+      AlertTextField("Email", text: "ada@example.com"), .secure("Password"),
     ]
     return alert
   }()
@@ -41,7 +42,7 @@ enum Fixtures {
   ) -> TerminalAlert {
     var alert = alert
     alert.textFields = labels.map {
-      TerminalTextField(label: $0, text: text, isSecure: isSecure)
+      AlertTextField($0, text: text, isSecure: isSecure)
     }
     return alert
   }

@@ -78,6 +78,8 @@ final class TerminalUser: Sendable {
     case waitFor(String)
     case type([UInt8])
     case resize(columns: Int)
+    /// Send this signal to the process.
+    case signal(Int32)
     /// Hang up: the controlling side is replaced by /dev/null, which closes it while keeping its
     /// descriptor number taken, so no other test can get it meanwhile.
     case hangUp
@@ -146,6 +148,8 @@ final class TerminalUser: Sendable {
       case .resize(let columns):
         pseudoTerminal.resize(columns: columns, rows: 24)
         kill(getpid(), SIGWINCH)
+      case .signal(let signal):
+        kill(getpid(), signal)
       }
     }
     drainUntilFinished()
