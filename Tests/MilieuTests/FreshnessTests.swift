@@ -55,7 +55,8 @@ import Testing
     #expect(bottom[\.retries] == 8)
 
     let between = chain.dropFirst().dropLast()
-    #expect(between.allSatisfy { node in node.withLockedState { state, _ in state.cache == nil } })
+    #expect(
+      between.allSatisfy { node in node.withLockedState { state, _ in state.resolved == nil } })
     #expect(bottom.above == top.identity)
   }
 
@@ -100,9 +101,11 @@ extension EnvironmentNode {
   /// How many writes have reached the node, plus one.
   var version: UInt64 { lock.version }
 
-  /// The node's address, as `State.above` holds it.
-  var identity: UnsafeMutableRawPointer? { Unmanaged.passUnretained(self).toOpaque() }
+  /// The node's identity, to compare with `above`.
+  var identity: ObjectIdentifier? { ObjectIdentifier(self) }
 
-  /// The address of the node this one's inherited values come from.
-  var above: UnsafeMutableRawPointer? { withLockedState { state, _ in state.above?.toOpaque() } }
+  /// The identity of the node this one's inherited values come from.
+  var above: ObjectIdentifier? {
+    withLockedState { state, _ in state.above.map(ObjectIdentifier.init) }
+  }
 }

@@ -35,7 +35,10 @@ import Synchronization
 ///   leave the cache alone.
 @propertyWrapper
 public struct Environment<Value: Sendable>: Sendable {
-  @usableFromInline let reader: EnvironmentReader<Value>
+  /// The reader of a one-word plain value, `nil` for any other; see ``WordEnvironmentReader``.
+  @usableFromInline let wordReader: WordEnvironmentReader<Value>?
+  /// The reader of any other value, `nil` for a one-word plain one.
+  @usableFromInline let valueReader: ValueEnvironmentReader<Value>?
 
   /// Binds to the current node and reads the value at a key path from it.
   ///
@@ -53,29 +56,31 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
+    // Each closure is handed straight to a reader's `init`: only so does the optimizer turn the
     // key path written at the call site into a direct call to its getter, rather than apply it
     // through the runtime (about 800 instructions a read). Hence no `init` in between.
-    let (kind, node) = Self.readerAndNode()
-    reader = kind.init(node: node) { values, _ in values[keyPath: keyPath] }
+    let node = EnvironmentNode.nodeForWrapper()
+    if AtomicWord<Value>.fits {
+      wordReader = WordEnvironmentReader(node: node) { values, _ in values[keyPath: keyPath] }
+      valueReader = nil
+    } else {
+      wordReader = nil
+      valueReader = ValueEnvironmentReader(node: node) { values, _ in values[keyPath: keyPath] }
+    }
   }
 
-  /// What every wrapper's `init` starts from, whatever its value: the reader class for the value
-  /// (see ``EnvironmentReader``), and the node the wrapper binds to, which
-  /// ``EnvironmentNode/nodeForWrapper()`` chooses. The one place that decides where a wrapper
-  /// reads from.
-  ///
-  /// Inlinable, so that the reader's type is specialized in the caller.
-  @inlinable
-  static func readerAndNode() -> (EnvironmentReader<Value>.Type, EnvironmentNode) {
-    let kind: EnvironmentReader<Value>.Type =
-      EnvironmentReader<Value>.isWord
-      ? WordEnvironmentReader<Value>.self : ValueEnvironmentReader<Value>.self
-    return (kind, .nodeForWrapper())
+  /// A wrapper from the readers one of the `init`s made.
+  @usableFromInline
+  init(word: WordEnvironmentReader<Value>?, value: ValueEnvironmentReader<Value>?) {
+    wordReader = word
+    valueReader = value
   }
 
   /// The value as the bound node sees it now.
-  @inlinable public var wrappedValue: Value { reader.read() }
+  @inlinable public var wrappedValue: Value {
+    if AtomicWord<Value>.fits { return wordReader.unsafelyUnwrapped.read() }
+    return valueReader.unsafelyUnwrapped.read()
+  }
 
   /// The wrapper itself, to reach the node it reads from: `$retries.node`.
   public var projectedValue: Self { self }
@@ -85,122 +90,115 @@ public struct Environment<Value: Sendable>: Sendable {
   /// ```swift
   /// print(service.$retries.node.explain(\.retries))
   /// ```
-  public var node: EnvironmentNode { reader.node }
+  public var node: EnvironmentNode {
+    wordReader?.node ?? valueReader.unsafelyUnwrapped.node
+  }
 }
 
-/// The cache behind an ``Environment`` wrapper: the value and the version of the node it was
-/// read at.
-///
-/// The read path is inlinable so that it is specialized for `Value` in the caller: an
-/// unspecialized generic read spends most of its time looking up type metadata.
-///
-/// A reader is one of two subclasses, chosen by `Value` when the wrapper is made:
-///
-/// - ``WordEnvironmentReader``, for a value that is plain bits in one word (an `Int`, a `Bool`, a
-///   `Double`, a small enum without payloads): cached in two atomics and read without a lock. A
-///   lock is a write to memory every reader shares, and threads reading one wrapper at once would
-///   take turns for its cache line.
-/// - ``ValueEnvironmentReader``, for any other value: cached in an optional guarded by a
-///   ``VersionedLock`` (its version unused), whose critical section is a comparison and a copy.
-///
-/// Two classes rather than one with both caches, because a class that stores a `Value?` looks
-/// up the metadata of `Optional<Value>` in the runtime's cache each time it is freed, and a word
-/// reader never uses the optional. See "How Milieu stays fresh and frees memory" for when a
-/// cached value is still fresh.
+/// What an ``Environment`` wrapper reads its value with: the key path applied to the values of
+/// the node, and for an ``EnvironmentBindable`` value, bound to the node.
 @usableFromInline
-class EnvironmentReader<Value: Sendable>: @unchecked Sendable {
-  @usableFromInline final let node: EnvironmentNode
-  /// Reads the value out of the node's values, given the node: the wrapper's key path, applied,
-  /// and for an ``EnvironmentBindable`` value bound to the node.
-  @usableFromInline final let project: @Sendable (EnvironmentValues, EnvironmentNode) -> Value
-  /// Serializes refreshes; for a ``ValueEnvironmentReader``, guards its cache too.
-  @usableFromInline final let cacheLock = VersionedLock()
+typealias EnvironmentProjection<Value> = @Sendable (EnvironmentValues, EnvironmentNode) -> Value
 
-  /// Whether values are cached as one word; a constant once specialized.
-  @inlinable static var isWord: Bool {
-    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
-  }
+/// Reads a value afresh for a wrapper's cache; `nil` as its second element when the value must
+/// not be kept (it was built anew on every read).
+///
+/// Inlinable, so that the projection is specialized in the caller, but never inlined: the cached
+/// read that calls it stays small. A value built anew on every read is not kept: the count is
+/// process-wide, so a read of one elsewhere meanwhile costs the wrapper one more refresh, nothing
+/// else.
+@inlinable @inline(never)
+func readAfresh<Value>(_ project: EnvironmentProjection<Value>, from node: EnvironmentNode) -> (
+  value: Value, isKept: Bool
+) {
+  let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
+  LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
+  let fresh = project(node.values, node)
+  return (fresh, EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached)
+}
+
+/// The cache behind an ``Environment`` wrapper of a value that is plain bits in one word (an
+/// `Int`, a `Bool`, a `Double`, a small enum without payloads): the value and the version of the
+/// node it was read at, in two atomics, read without a lock. A lock is a write to memory every
+/// reader shares, and threads reading one wrapper at once would take turns for its cache line.
+///
+/// A read loads the version with acquiring ordering, then the bits; a refresh, under the lock,
+/// stores the bits, then the version with releasing ordering. So bits read after a fresh
+/// version are that refresh's or a later one's, never older. See "How Milieu stays fresh and
+/// frees memory" for when a cached value is still fresh.
+@usableFromInline
+final class WordEnvironmentReader<Value: Sendable>: Sendable {
+  @usableFromInline let node: EnvironmentNode
+  @usableFromInline let project: EnvironmentProjection<Value>
+  /// The node's version the cached bits were read at; 0, which no node has, before the first
+  /// read.
+  @usableFromInline let version = Atomic<UInt64>(0)
+  @usableFromInline let bits = AtomicWord<Value>()
+  /// Serializes the stores of refreshes; reads never take it.
+  @usableFromInline let refreshing = FencedMutex(())
 
   @usableFromInline
-  required init(
-    node: EnvironmentNode,
-    project: @escaping @Sendable (EnvironmentValues, EnvironmentNode) -> Value
-  ) {
+  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
     self.node = node
     self.project = project
   }
 
   @inlinable
-  final func read() -> Value {
+  func read() -> Value {
     let current = node.lock.version
-    if Self.isWord {
-      let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
-      guard cache.version.load(ordering: .acquiring) >= current else {
-        return refresh(at: current)
-      }
-      let bits = cache.bits.load(ordering: .relaxed)
-      return withUnsafeBytes(of: bits) { $0.loadUnaligned(as: Value.self) }
-    }
-    let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
-    cacheLock.lock()
-    let cached = cache.version >= current ? cache.value : nil
-    cacheLock.unlock()
-    return cached ?? refresh(at: current)
+    guard version.load(ordering: .acquiring) >= current else { return refresh(at: current) }
+    return bits.load()
   }
 
   /// Reads the value from the node and caches it with the node's version loaded before the read.
-  ///
-  /// Inlinable, so that it too is specialized in the caller, but never inlined: the cached read
-  /// that calls it stays small.
   @inlinable @inline(never)
-  final func refresh(at current: UInt64) -> Value {
-    let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
-    LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
-    let fresh = project(node.values, node)
-    // A value built anew on every read is not kept. The count is process-wide: a read of one
-    // elsewhere meanwhile costs this wrapper one more refresh, nothing else.
-    guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
-    cacheLock.lock()
-    if Self.isWord {
-      let cache = unsafeDowncast(self, to: WordEnvironmentReader<Value>.self)
-      if cache.version.load(ordering: .relaxed) < current {
-        var bits: UInt64 = 0
-        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: fresh, as: Value.self) }
-        cache.bits.store(bits, ordering: .relaxed)
-        cache.version.store(current, ordering: .releasing)
-      }
-    } else {
-      let cache = unsafeDowncast(self, to: ValueEnvironmentReader<Value>.self)
-      if cache.version < current {
-        cache.version = current
-        cache.value = fresh
+  func refresh(at current: UInt64) -> Value {
+    let (fresh, isKept) = readAfresh(project, from: node)
+    guard isKept else { return fresh }
+    refreshing.withLock { _ in
+      if version.load(ordering: .relaxed) < current {
+        bits.store(fresh)
+        version.store(current, ordering: .releasing)
       }
     }
-    cacheLock.unlock()
     return fresh
   }
 }
 
-/// The reader of a one-word value: see ``EnvironmentReader``.
-///
-/// A read loads the version with acquiring ordering, then the bits; a refresh, under the lock,
-/// stores the bits, then the version with releasing ordering. So bits read after a fresh
-/// version are that refresh's or a later one's, never older.
+/// The cache behind an ``Environment`` wrapper of any other value: the value and the version of
+/// the node it was read at, under a lock whose critical section is a comparison and a copy.
 @usableFromInline
-final class WordEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
-  /// The node's version the cached bits were read at; 0, which no node has, before the first
-  /// read.
-  @usableFromInline let version = Atomic<UInt64>(0)
-  /// The cached value's bits.
-  @usableFromInline let bits = Atomic<UInt64>(0)
-}
+final class ValueEnvironmentReader<Value: Sendable>: Sendable {
+  @usableFromInline let node: EnvironmentNode
+  @usableFromInline let project: EnvironmentProjection<Value>
+  @usableFromInline let cache = FencedMutex<(version: UInt64, value: Value?)>((0, nil))
 
-/// The reader of any other value: see ``EnvironmentReader``.
-@usableFromInline
-final class ValueEnvironmentReader<Value: Sendable>: EnvironmentReader<Value>, @unchecked Sendable {
-  // @unchecked: `version` and `value` are read and written only while `cacheLock` is held.
-  // The same lock makes the runtime's exclusivity checks redundant, and they would cost more
-  // than the rest of a read, so they are off for these two properties.
-  @exclusivity(unchecked) @usableFromInline var version: UInt64 = 0
-  @exclusivity(unchecked) @usableFromInline var value: Value?
+  @usableFromInline
+  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
+    self.node = node
+    self.project = project
+  }
+
+  @inlinable
+  func read() -> Value {
+    let current = node.lock.version
+    let cached = cache.withLock { $0.version >= current ? $0.value : nil }
+    return cached ?? refresh(at: current)
+  }
+
+  /// Reads the value from the node and caches it with the node's version loaded before the read.
+  @inlinable @inline(never)
+  func refresh(at current: UInt64) -> Value {
+    let (fresh, isKept) = readAfresh(project, from: node)
+    guard isKept else { return fresh }
+    // The value it replaces is released after the lock.
+    let replaced = cache.withLock { cache -> Value? in
+      guard cache.version < current else { return nil }
+      cache.version = current
+      defer { cache.value = fresh }
+      return cache.value
+    }
+    withExtendedLifetime(replaced) {}
+    return fresh
+  }
 }

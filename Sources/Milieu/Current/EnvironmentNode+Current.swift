@@ -21,15 +21,7 @@ extension EnvironmentNode {
 
   /// The node of the innermost scope, `nil` outside any: `scoped.get()`, read without
   /// `TaskLocal.get`'s generic copy.
-  ///
-  /// `TaskLocal.get` is not inlinable, so it copies the value out through its type's value
-  /// witnesses; the runtime function it calls hands back the address of the value, or `nil`
-  /// outside any scope, and loading an optional reference from there is one load and a retain.
-  /// The key of a task-local is the address of its `TaskLocal` object, as `get` passes it.
-  package static var scopedNode: EnvironmentNode? {
-    let key = UnsafeRawPointer(Unmanaged.passUnretained(scoped).toOpaque())
-    return taskLocalValue(forKey: key)?.load(as: EnvironmentNode?.self)
-  }
+  package static var scopedNode: EnvironmentNode? { taskLocalReference(scoped) }
 
   /// The node an ``Environment`` wrapper made now binds to: ``current``, unless a value that
   /// several nodes share is being built on this thread. A wrapper made then would read from
@@ -37,15 +29,15 @@ extension EnvironmentNode {
   /// and the wrapper reads from ``root``.
   @usableFromInline
   static func nodeForWrapper() -> EnvironmentNode {
-    guard let frame = BuildRecorder.innermost?.frame, frame.isShared else { return current }
-    frame.reporter.report(
+    guard let build = DerivedBuild.innermost, build.isShared else { return current }
+    build.reporter.report(
       EnvironmentIssue(
         """
-        An @Environment wrapper was made while building \(frame.name), \
+        An @Environment wrapper was made while building \(build.name), \
         a value shared by every node that sees its inputs, so the wrapper has no one node to \
         read from. Read the value from the values the build receives and pass it in. The \
         wrapper reads from the root node.
-        """, at: frame.derivation.declaration))
+        """, at: build.derivation.declaration))
     return root
   }
 
@@ -105,8 +97,3 @@ extension EnvironmentNode {
     return try outcome.get()
   }
 }
-
-/// The address of the value a task-local holds in the current task or thread, `nil` where no
-/// scope binds it: the Swift runtime's entry point behind `TaskLocal.get`.
-@_silgen_name("swift_task_localValueGet")
-private func taskLocalValue(forKey key: UnsafeRawPointer) -> UnsafeMutableRawPointer?

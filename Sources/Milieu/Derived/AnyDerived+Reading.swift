@@ -8,170 +8,201 @@ extension AnyDerived {
     case .newOnEveryRead:
       return nil
     case .onePerProcess:
-      guard let cell = processCells.cell(for: key), cell.isReady, !cell.isDiscarded,
+      guard let cell = processCell.withLock({ $0 }), !cell.isDiscarded,
         cell.hasInputs(of: values) || cell.reportedMismatch.load(ordering: .relaxed)
       else { return nil }
       return cell
     case .onePerInputs:
-      // Unretained: the anchor holds its table, and `values` the anchor, for the whole read.
-      let table: Unmanaged<AnyObject>?
-      if let anchor = learnedKeys._withUnsafeGuaranteedRef({
-        Self.anchor(in: values, keys: $0.keys)
-      }) {
-        table = anchor._withUnsafeGuaranteedRef { $0.attachment.loadUnretained() }
-      } else {
-        table = .passUnretained(processCells)
-      }
-      guard
-        let cell = table?._withUnsafeGuaranteedRef({
-          unsafeDowncast($0, to: DerivedCellTable.self).cell(for: key)
-        }), cell.isReady, cell.isCurrent(in: values)
-      else { return nil }
+      return withLearned { currentCell(in: values, anchors: $0.anchors) }
+    }
+  }
+
+  /// The current cell for `values` kept with one of `anchors`' frames, or for the process.
+  private func currentCell(in values: EnvironmentValues, anchors: [ObjectIdentifier])
+    -> DerivedCell?
+  {
+    for anchor in anchors {
+      guard let (frame, position) = values.record(for: anchor),
+        let cell = DerivedCellTable.of(frame.home(at: position), creating: false)?.cell(for: self),
+        cell.isCurrent(in: values)
+      else { continue }
       return cell
     }
+    guard let cell = processCell.withLock({ $0 }), cell.isCurrent(in: values) else { return nil }
+    return cell
   }
 
   /// The cell of the value as `values` sees it: a kept one built from the same inputs, one
   /// built now, or, for a value new on every read or a read that gets the fallback, one made for
   /// this read alone. See ``AnyDerived`` for how a set of inputs is built once.
   @usableFromInline
-  func cell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
-    let innermost = BuildRecorder.innermost
+  func cell(in values: EnvironmentValues, name: ValueName) -> DerivedCell {
+    let innermost = DerivedBuild.innermost
     if let cycle = cycle(from: innermost) {
       return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
     }
     if lifetime == .newOnEveryRead {
       EnvironmentValues.uncachedReads.add(1, ordering: .relaxed)
-      let cell = makeCell(self, name)
-      let (error, recorded) = build(into: cell, in: values, name: name, parent: innermost)
-      if let error {
-        return fail(in: values, name: name, because: thrownMessage(error, name: name))
+      let build = DerivedBuild(derivation: self, name: name, parent: innermost, values: values)
+      switch run(build, in: values) {
+      case .failure(let message):
+        return fail(in: values, name: name, because: message)
+      case .success(let cell):
+        if let recorder = values.recorder {
+          recorder.record(ReadRecorder.Read(key: key, name: name, stamp: 0, detail: self))
+          for input in cell.inputs {
+            var read = input
+            read.isInput = true
+            recorder.record(read)
+          }
+          recorder.attach(contentsOf: cell.dependencies)
+          if cell.isProvisional { recorder.flag() }
+        }
+        return cell
       }
-      if let recorder = values.recorder {
-        record(recorded.reads, cell: nil, in: values, by: recorder)
-        (recorder as? BuildRecorder)?.recordCells(recorded.cells)
-        if recorded.readFallback { (recorder as? BuildRecorder)?.recordFallback() }
-      }
-      return cell
     }
+    var matchesClaims = true
     while true {
-      switch claimOrFind(in: values, name: name) {
+      switch claimOrFind(in: values, name: name, parent: innermost, matching: matchesClaims) {
       case .ready(let cell):
-        return deliver(cell, in: values)
-      case .underWay(let cell):
-        if let cycle = cell.waitUntilBuilt() {
-          return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
+        return deliver(cell, in: values, name: name)
+      case .underWay(let build):
+        switch build.waitUntilFinished(reading: values) {
+        case .cycle(let builds):
+          return fail(in: values, name: name, because: cycleMessage(builds, closedBy: name))
+        case .independent:
+          matchesClaims = false
+        case .waited:
+          if let built = build.result.load(),
+            lifetime == .onePerProcess || built.isCurrent(in: values)
+          {
+            return deliver(built, in: values, name: name)
+          }
+        // Failed, or built from other inputs than these: look again.
         }
-        let built = cell.replacement ?? cell
-        if built.isReady, lifetime == .onePerProcess || built.isCurrent(in: values) {
-          return deliver(built, in: values)
-        }
-      // Failed, or built from other inputs than these: look again.
-      case .claimed(let cell):
-        return buildAndKeep(cell, in: values, name: name, parent: innermost)
+      case .claimed(let build):
+        return buildAndKeep(build, in: values, name: name)
       }
     }
   }
+
+  /// The identity of the value: its key in values and in tables.
+  var key: ObjectIdentifier { ObjectIdentifier(self) }
 
   private enum Claim {
     case ready(DerivedCell)
-    case underWay(DerivedCell)
-    case claimed(DerivedCell)
+    case underWay(DerivedBuild)
+    case claimed(DerivedBuild)
   }
 
-  /// Under `claims`: a ready cell for `values`, wherever one can be kept; else a build under way
-  /// that claimed what `values` sees; else a new build, claimed for this thread.
-  private func claimOrFind(in values: EnvironmentValues, name: SlotName) -> Claim {
+  /// Under `claims`: a current cell for `values`, wherever one can be kept; else a build under
+  /// way that claimed what `values` sees (unless not `matching`); else a new build, claimed for
+  /// this thread.
+  private func claimOrFind(
+    in values: EnvironmentValues, name: ValueName, parent: DerivedBuild?, matching: Bool
+  ) -> Claim {
     claims.withLock { underWay in
-      let learned = learnedKeys.takeUnretainedValue()
-      if let cell = readyCell(in: processCells, for: values) { return .ready(cell) }
-      for key in learned.keys {
-        if let slot = values.unretainedSlot(for: key), let table = Self.existingTable(of: slot),
-          let cell = readyCell(in: table, for: values)
-        {
+      withLearned { learned in
+        if lifetime == .onePerProcess {
+          if let cell = processCell.withLock({ $0 }), !cell.isDiscarded { return .ready(cell) }
+        } else if let cell = currentCell(in: values, anchors: learned.anchors) {
           return .ready(cell)
         }
+        if matching,
+          let build = underWay.first(where: {
+            lifetime == .onePerProcess || $0.claimMatches(values)
+          })
+        {
+          return .underWay(build)
+        }
+        let build = DerivedBuild(
+          derivation: self, name: name, parent: parent, values: values, claiming: learned)
+        underWay.append(build)
+        prepareTables(in: values, anchors: learned.anchors)
+        return .claimed(build)
       }
-      if let cell = underWay.first(where: { lifetime == .onePerProcess || $0.claimMatches(values) })
-      {
-        return .underWay(cell)
-      }
-      let cell = makeCell(self, name)
-      cell.claim(keys: learned, in: values)
-      underWay.append(cell)
-      return .claimed(cell)
     }
   }
 
-  /// The cell kept in `table` that `values` can use, if any.
-  private func readyCell(in table: DerivedCellTable, for values: EnvironmentValues) -> DerivedCell?
-  {
-    guard let cell = table.cell(for: key), cell.isReady else { return nil }
-    if lifetime == .onePerProcess { return cell.isDiscarded ? nil : cell }
-    return cell.isCurrent(in: values) ? cell : nil
+  /// Gives a table to each frame that may keep the value a build claimed now: the frames of the
+  /// learned anchors, or before any is learned, the frame of what was written to `values`
+  /// themselves. A write to that frame's node while the build runs then hands its successor the
+  /// same table, so that the value kept at the end is found through the frame that replaced the
+  /// one the build read: a build that writes to its own node finds its value afterwards.
+  private func prepareTables(in values: EnvironmentValues, anchors: [ObjectIdentifier]) {
+    guard lifetime == .onePerInputs else { return }
+    for anchor in anchors {
+      guard let (frame, position) = values.record(for: anchor) else { continue }
+      _ = DerivedCellTable.of(frame.home(at: position), creating: true)
+    }
+    if anchors.isEmpty, let own = values.own { _ = DerivedCellTable.of(own, creating: true) }
   }
 
-  /// Builds the value into a cell this thread claimed, keeps it where readers that see the same
-  /// inputs look for it, and wakes the readers waiting for it.
-  private func buildAndKeep(
-    _ cell: DerivedCell, in values: EnvironmentValues, name: SlotName, parent: BuildRecorder?
-  ) -> DerivedCell {
-    var (error, recorded) = build(into: cell, in: values, name: name, parent: parent)
+  /// Runs a build this thread claimed, keeps its cell where readers that see the same inputs
+  /// look for it, and wakes the readers waiting for it.
+  private func buildAndKeep(_ build: DerivedBuild, in values: EnvironmentValues, name: ValueName)
+    -> DerivedCell
+  {
+    let outcome = run(build, in: values)
     var replaced: DerivedCell?
-    let kept = claims.withLock { underWay -> DerivedCell in
+    let kept = claims.withLock { underWay -> DerivedCell? in
       // By index: `remove(at:)` keeps the array's storage for the next claim.
-      if let index = underWay.firstIndex(where: { $0 === cell }) { underWay.remove(at: index) }
-      let kept =
-        error == nil ? keep(cell, built: &recorded, in: values, replacing: &replaced) : cell
-      // Under `claims`, and after everything the cell records: a reader that looks now finds it
-      // finished, not kept and still building.
-      cell.finish(error == nil ? .ready : .failed)
+      if let index = underWay.firstIndex(where: { $0 === build }) { underWay.remove(at: index) }
+      var kept: DerivedCell?
+      if case .success(let cell) = outcome { kept = keep(cell, in: values, replacing: &replaced) }
+      // Under `claims`, after the cell is kept: a reader that looks now finds it kept and the
+      // build finished, not one without the other.
+      build.finish(with: kept)
       return kept
     }
-    cell.wakeWaiters()
+    build.wakeWaiters()
     // Released with no lock held: the cell kept before may hold the last reference to its value.
     replaced = nil
-    if let error { return fail(in: values, name: name, because: thrownMessage(error, name: name)) }
-    return deliver(kept, in: values)
+    guard let kept else {
+      if case .failure(let message) = outcome {
+        return fail(in: values, name: name, because: message)
+      }
+      preconditionFailure("a build that succeeded keeps its cell")
+    }
+    return deliver(kept, in: values, name: name)
   }
 
-  /// Records what a build read in its cell, and keeps the cell with its anchor; returns the
-  /// cell its readers get. Called holding `claims`.
+  /// Keeps a built cell with its anchor, or for the process; returns the cell its readers get:
+  /// this one, or the one another build for the same inputs kept first. Called holding `claims`.
   private func keep(
-    _ cell: DerivedCell, built recorded: inout BuildRecorder.Recorded, in values: EnvironmentValues,
-    replacing replaced: inout DerivedCell?
+    _ cell: DerivedCell, in values: EnvironmentValues, replacing replaced: inout DerivedCell?
   ) -> DerivedCell {
-    // Moved out, so that the cell keeps the one array the recorder filled, not a copy.
-    let reads = recorded.reads
-    recorded.reads = []
-    learn(reads)
-    let anchor =
-      lifetime == .onePerInputs ? Self.anchor(in: values, keys: reads.lazy.map(\.identifier)) : nil
-    cell.record(reads, cells: recorded.cells, anchor: anchor?.takeUnretainedValue())
+    learn(cell.inputs, anchor: cell.anchor?.key)
     // Built on a fallback: its waiters get it, and the next read builds again.
-    if recorded.readFallback {
-      cell.isProvisional = true
-      return cell
+    if cell.isProvisional { return cell }
+    guard let anchor = cell.anchor, let (frame, position) = values.record(for: anchor.key) else {
+      return processCell.withLock { kept in
+        if let first = kept, !first.isDiscarded,
+          lifetime == .onePerProcess || first.isCurrent(in: values)
+        {
+          return first
+        }
+        replaced = kept
+        kept = cell
+        return cell
+      }
     }
-    let table = anchor.map(Self.table(of:)) ?? processCells
+    let table = DerivedCellTable.of(frame.home(at: position), creating: true).unsafelyUnwrapped
     // A build claimed before this one learned keys it did not know may have kept a value for
     // these inputs first: hand that one out, so that one set of inputs has one live value.
-    if let first = table.cell(for: key), first.isReady, first.isCurrent(in: values) {
-      cell.replacement = first
-      return first
-    }
+    if let first = table.cell(for: self), first.isCurrent(in: values) { return first }
     replaced = table.keep(cell)
     return cell
   }
 
   /// A kept value, recorded as read by whatever build or probe is reading.
-  private func deliver(_ cell: DerivedCell, in values: EnvironmentValues) -> DerivedCell {
+  private func deliver(_ cell: DerivedCell, in values: EnvironmentValues, name: ValueName)
+    -> DerivedCell
+  {
     if let recorder = values.recorder {
-      record(cell.inputs, cell: cell, in: values, by: recorder)
-      if let build = recorder as? BuildRecorder {
-        build.recordCells(cell.dependencies)
-        if cell.isProvisional { build.recordFallback() }
-      }
+      recorder.record(ReadRecorder.Read(key: key, name: name, stamp: cell.stamp, detail: self))
+      recorder.attach(cell)
+      if cell.isProvisional { recorder.flag() }
     }
     if lifetime == .onePerProcess, !cell.hasInputs(of: values),
       !cell.reportedMismatch.exchange(true, ordering: .relaxed)
@@ -181,61 +212,84 @@ extension AnyDerived {
     return cell
   }
 
-  /// Records what a derived value read while it was built as reads of the code that read it:
-  /// each input, looked up in `values`, and the kept cell itself.
-  private func record(
-    _ inputs: [ReadRecorder.Read], cell: DerivedCell?, in values: EnvironmentValues,
-    by recorder: ReadRecorder
-  ) {
-    for input in inputs {
-      recorder.record(
-        ReadRecorder.Read(
-          identifier: input.identifier, name: input.name,
-          slot: values.slot(for: input.identifier), isInput: true, detail: input.detail))
-    }
-    if let cell, let build = recorder as? BuildRecorder { build.recordCells([cell]) }
-    if let cell, !(recorder is BuildRecorder) { recorder.attach(cell) }
+  private enum Built {
+    case success(DerivedCell)
+    case failure(String)
   }
 
-  /// Runs the build into `cell`, with a recorder, on this thread, as the innermost build;
-  /// `parent` is the build it is part of, the innermost until now.
-  private func build(
-    into cell: DerivedCell, in values: EnvironmentValues, name: SlotName,
-    parent: BuildRecorder?
-  ) -> (
-    error: (any Error)?,
-    recorded: (reads: [ReadRecorder.Read], cells: [DerivedCell], readFallback: Bool)
-  ) {
-    let recorder = BuildRecorder(
-      frame: DerivationFrame(derivation: self, name: name, parent: parent, values: values))
+  /// Runs a build on this thread, as the innermost build, and makes the cell of what it built.
+  private func run(_ build: DerivedBuild, in values: EnvironmentValues) -> Built {
     var observed = values
-    observed.recorder = recorder
+    observed.recorder = build.recorder
     LockAudit.assertNoneHeld("a derived value's build runs")
-    let error = recorder.run { () -> (any Error)? in
+    return build.run {
       do {
-        try fill(cell, observed)
-        return nil
+        let value = try make(observed)
+        let reads = build.recorder.takeReads()
+        let dependencies = build.recorder.takeAttachments().compactMap { $0 as? DerivedCell }
+        let anchor =
+          lifetime == .onePerInputs ? Self.anchor(of: reads, dependencies, in: values) : nil
+        return .success(
+          DerivedCell(
+            derivation: self, name: build.name, value: value, inputs: reads,
+            dependencies: dependencies, anchor: anchor, isProvisional: build.recorder.isFlagged))
       } catch {
-        return error
+        return .failure(thrownMessage(error, name: build.name))
       }
     }
-    return (error, recorder.takeRecorded())
+  }
+
+  /// The write, among what a build read, whose frame keeps the value: the one written
+  /// nearest the reader, by the deepest node or by free-standing values; `nil` when the build
+  /// read nothing that was written.
+  private static func anchor(
+    of reads: [ReadRecorder.Read], _ dependencies: [DerivedCell], in values: EnvironmentValues
+  ) -> Stamped? {
+    var nearest: (write: Stamped, depth: UInt32)?
+    for read in reads {
+      var key = read.key
+      if read.detail != nil, values.record(for: read.key) == nil {
+        guard let anchor = dependencies.first(where: { $0.derivation.key == read.key })?.anchor
+        else { continue }
+        key = anchor.key
+      }
+      guard let (frame, position) = values.record(for: key) else { continue }
+      let depth = frame.home(at: position).depth
+      if nearest.map({ depth > $0.depth }) ?? true {
+        nearest = (Stamped(key: key, stamp: frame.stamp(at: position)), depth)
+      }
+    }
+    return nearest?.write
   }
 
   // MARK: Failures
 
   /// The builds on this thread, outermost first, from the one that is this value, if one is;
   /// `innermost` is the innermost build on this thread.
-  private func cycle(from innermost: BuildRecorder?) -> [DerivationFrame]? {
-    guard let chain = innermost?.frame.chain,
+  private func cycle(from innermost: DerivedBuild?) -> [DerivedBuild]? {
+    guard let chain = innermost?.chain,
       let start = chain.firstIndex(where: { $0.derivation === self })
     else { return nil }
     return chain[...start].reversed()
   }
 
-  private func cycleMessage(_ frames: [DerivationFrame], closedBy name: SlotName) -> String {
-    let names = frames.map(\.name.description) + [name.description]
-    let places = frames.map { "\($0.name) at \($0.derivation.declaration)" }
+  private func cycleMessage(_ builds: [DerivedBuild], closedBy name: ValueName) -> String {
+    // A cycle across threads starts with the build this thread waits for; one on this thread,
+    // with the build of this value.
+    let acrossThreads = DerivedBuild.innermost.map { !$0.chain.contains { $0 === builds[0] } }
+    if acrossThreads ?? true {
+      let mine = DerivedBuild.innermost?.chain.reversed().map(\.name.description) ?? []
+      let theirs = builds.dropLast().map { "\($0.name) (built on another thread)" }
+      let names = mine + theirs + [builds.last?.name.description ?? name.description]
+      let places = builds.map { "\($0.name) at \($0.derivation.declaration)" }
+      return """
+        \(names.joined(separator: " → ")): the threads building these values would wait for \
+        each other forever. Pass one of them what it needs instead of reading the other. \
+        Declared: \(places.joined(separator: ", ")).
+        """
+    }
+    let names = builds.map(\.name.description) + [name.description]
+    let places = builds.map { "\($0.name) at \($0.derivation.declaration)" }
     return """
       \(names.joined(separator: " → ")): building \(name) reads \(name) again, so it can \
       never finish. Pass one of them what it needs instead of reading the other. Declared: \
@@ -243,27 +297,14 @@ extension AnyDerived {
       """
   }
 
-  private func cycleMessage(_ cells: [DerivedCell], closedBy name: SlotName) -> String {
-    // The last cell is one this thread builds, which closes the cycle.
-    let mine = BuildRecorder.innermost?.frame.chain.reversed().map(\.name.description) ?? []
-    let theirs = cells.dropLast().map { "\($0.name) (built on another thread)" }
-    let names = mine + theirs + [cells.last?.name.description ?? name.description]
-    let places = cells.map { "\($0.name) at \($0.derivation.declaration)" }
-    return """
-      \(names.joined(separator: " → ")): the threads building these values would wait for \
-      each other forever. Pass one of them what it needs instead of reading the other. \
-      Declared: \(places.joined(separator: ", ")).
-      """
-  }
-
-  private func thrownMessage(_ error: any Error, name: SlotName) -> String {
+  private func thrownMessage(_ error: any Error, name: ValueName) -> String {
     "Building \(name) threw \(error). Fix what it reads, or catch the error in its build."
   }
 
   private func mismatchMessage(_ cell: DerivedCell, in values: EnvironmentValues) -> String {
-    let differing = cell.inputs.filter { !$0.isSeen(in: values) }
+    let differing = cell.inputs.filter { DerivedCell.stamp(of: $0, in: values) != $0.stamp }
     let seen = differing.map { input in
-      let origin = values.slot(for: input.identifier)?.origin
+      let origin = values.record(for: input.key).flatMap { $0.frame.info(at: $0.position).origin }
       return "\(input.name) (\(origin.map { "set on \($0)" } ?? "the default"))"
     }
     return """
@@ -273,28 +314,21 @@ extension AnyDerived {
       """
   }
 
-  /// Reports a failed read and returns a cell holding the fallback; with no fallback, stops
-  /// the program.
-  private func fail(in values: EnvironmentValues, name: SlotName, because message: String)
+  /// Reports a failed read and returns a cell holding the fallback, for this read alone; with
+  /// no fallback, stops the program.
+  private func fail(in values: EnvironmentValues, name: ValueName, because message: String)
     -> DerivedCell
   {
-    guard fillWithFallback != nil else {
+    guard let value = fallback?.copy() else {
       report(message + " \(name) has no fallback, so the program stops here.", in: values)
       preconditionFailure(message)
     }
     report(message + " This read gets \(name)'s fallback.", in: values)
-    if let innermost = BuildRecorder.innermost, innermost !== values.recorder {
-      innermost.recordFallback()
+    if let innermost = DerivedBuild.innermost, innermost.recorder !== values.recorder {
+      innermost.recorder.flag()
     }
-    return fallbackCell(in: values, name: name)
-  }
-
-  /// A cell holding the fallback, for one read, recorded as such.
-  private func fallbackCell(in values: EnvironmentValues, name: SlotName) -> DerivedCell {
-    let cell = makeCell(self, name)
-    fillWithFallback?(cell)
-    (values.recorder as? BuildRecorder)?.recordFallback()
-    return cell
+    values.recorder?.flag()
+    return DerivedCell(derivation: self, name: name, value: value, isProvisional: true)
   }
 
   private func report(_ message: String, in values: EnvironmentValues) {

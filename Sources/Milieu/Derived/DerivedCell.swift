@@ -1,123 +1,50 @@
-import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// One built value of a ``EnvironmentValues/Derived``, with the inputs it was built from; or
-/// the build of one, under way, that other readers wait for.
+/// One built value of a ``EnvironmentValues/Derived``, with the reads it was built from.
 ///
-/// A cell is claimed by the thread that builds it, filled once, and then never changed, except
-/// that it can be discarded.
+/// Made whole when its build ends and never changed after, but that it can be discarded.
 @usableFromInline
-class DerivedCell: @unchecked Sendable {
-  // @unchecked: `claimKeys`, `claimHash` and `builder` are written by `init` and the claim,
-  // under the derivation's `claims` lock, before any other thread sees the cell; `inputs`,
-  // `dependencies`, `anchor`, `isProvisional` and `replacement` are written once, by the builder,
-  // before `finish` publishes them with releasing ordering, and read only after an acquiring
-  // load of the phase; `heldDerivation` only under the lock of the table that holds the cell;
-  // the rest is immutable or atomic.
-
-  /// The value's derivation. Unowned: a derivation's own table holds its cells, and a cell
-  /// that held the derivation back would never be freed; see `heldDerivation`.
-  unowned(unsafe) let derivation: AnyDerived
-  /// The derivation, held while the cell is in a slot's table, whose key is the derivation's
-  /// address: no other derivation may take that address, and so that key, while the cell is
-  /// there.
-  @exclusivity(unchecked) var heldDerivation: AnyDerived?
-  let name: SlotName
-  /// The thread that builds the value.
-  let builder: UInt
-
-  /// The keys learned when the build was claimed, and a hash of the addresses of the slots the
-  /// claimer saw for them: a reader whose slots hash the same waits for this build rather than
-  /// build one of its own. Two sets of slots that hash alike cost the second reader a wait, then
-  /// a build of its own, never a value from other inputs: a waiter checks the inputs it gets.
-  @exclusivity(unchecked) private var claimKeys: KeyList?
-  @exclusivity(unchecked) private var claimHash: UInt64 = 0
-
-  /// What the build read, each key once. The reads hold their slots, but the anchor's, which
-  /// holds this cell: so no slot's address is reused while a read compares it.
-  @exclusivity(unchecked) private(set) var inputs: [ReadRecorder.Read] = []
-  /// The kept derived values the build read, directly or not: discarding one stales this one.
-  @exclusivity(unchecked) private(set) var dependencies: [DerivedCell] = []
+final class DerivedCell: Sendable {
+  /// The value's declaration. Unowned: a declaration's ``AnyDerived/processCell`` holds its
+  /// cell; a table that keeps a cell holds the declaration too (see `DerivedCellTable`).
+  unowned let derivation: AnyDerived
+  let name: ValueName
+  /// Tells this value from every other: a value that read this one records this stamp.
+  let stamp: UInt64
+  @usableFromInline let value: StoredValue
+  /// What the build read first-hand, each key once: plain values with the stamps of the writes
+  /// it found, and derived values (their `detail` is the declaration) with the stamps of the
+  /// values it got.
+  let inputs: [ReadRecorder.Read]
+  /// The kept derived values the build read first-hand.
+  let dependencies: [DerivedCell]
+  /// The write whose frame keeps the value; `nil` for a value kept for the process.
+  let anchor: Stamped?
   /// Whether the value was built from a fallback: handed to the readers that waited for it,
   /// and not kept.
-  @exclusivity(unchecked) var isProvisional = false
-  /// The slot the value is kept with, if any.
-  @exclusivity(unchecked) private(set) var anchor: ObjectIdentifier?
-  /// The cell its readers get instead, when another build for the same inputs was kept first.
-  @exclusivity(unchecked) var replacement: DerivedCell?
-
-  private let phaseCode = Atomic<UInt8>(Phase.building.rawValue)
-  private let wakeup = Lock<(waiters: Int, semaphore: DispatchSemaphore?)>((0, nil))
+  let isProvisional: Bool
   private let discarded = Atomic<Bool>(false)
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
 
-  enum Phase: UInt8 {
-    case building
-    case ready
-    /// The build threw or closed a cycle: its waiters look again, and build themselves.
-    case failed
-  }
-
-  @usableFromInline
-  init(derivation: AnyDerived, name: SlotName) {
+  init(
+    derivation: AnyDerived, name: ValueName, value: consuming StoredValue,
+    inputs: [ReadRecorder.Read] = [], dependencies: [DerivedCell] = [],
+    anchor: Stamped? = nil, isProvisional: Bool = false
+  ) {
     self.derivation = derivation
     self.name = name
-    self.builder = currentThreadID()
+    self.stamp = Frame.newStamp()
+    self.value = value
+    self.inputs = inputs
+    self.dependencies = dependencies
+    self.anchor = anchor
+    self.isProvisional = isProvisional
   }
 
   deinit {
     LockAudit.assertNoneHeld("a derived value is released")
-  }
-
-  var phase: Phase { Phase(rawValue: phaseCode.load(ordering: .acquiring)) ?? .failed }
-
-  /// Whether the value is built.
-  var isReady: Bool { phase == .ready }
-
-  /// The value, type-erased, for diagnostics; `nil` until it is built.
-  var anyValue: Any? { nil }
-
-  /// Records what the claim was made from; under `claims`, before anyone else sees the cell.
-  func claim(keys: KeyList, in values: EnvironmentValues) {
-    claimKeys = keys
-    claimHash = Self.hash(of: keys.keys, in: values)
-  }
-
-  /// Whether `values` sees the slots the claim was made from, as far as their hash tells.
-  func claimMatches(_ values: EnvironmentValues) -> Bool {
-    Self.hash(of: claimKeys?.keys ?? [], in: values) == claimHash
-  }
-
-  /// A hash of the addresses of the slots `values` sees for `keys`.
-  private static func hash(of keys: [ObjectIdentifier], in values: EnvironmentValues) -> UInt64 {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    for key in keys {
-      let address = values.unretainedSlot(for: key).map { UInt(bitPattern: $0.toOpaque()) } ?? 0
-      hash = (hash ^ UInt64(address)) &* 0x0000_0100_0000_01B3
-    }
-    return hash
-  }
-
-  /// Whether the value was built from the inputs `values` sees and nothing it read was
-  /// discarded since.
-  func isCurrent(in values: EnvironmentValues) -> Bool {
-    guard !isDiscarded else { return false }
-    for index in dependencies.indices where dependencies[index].isDiscarded { return false }
-    return hasInputs(of: values)
-  }
-
-  /// Whether `values` sees the slots this value was built from.
-  func hasInputs(of values: EnvironmentValues) -> Bool {
-    for index in inputs.indices where !inputs[index].isSeen(in: values) { return false }
-    return true
   }
 
   var isDiscarded: Bool { discarded.load(ordering: .acquiring) }
@@ -125,155 +52,117 @@ class DerivedCell: @unchecked Sendable {
   /// Marks the value discarded: no read uses it again.
   func discard() { discarded.store(true, ordering: .releasing) }
 
-  /// Records what the build read, before ``finish(_:)`` makes it visible. The reads are each of
-  /// one key already (the recorder saw to it).
-  func record(_ reads: consuming [ReadRecorder.Read], cells: [DerivedCell], anchor: Slot?) {
-    var reads = reads
-    if let anchor {
-      for index in reads.indices where reads[index].slot === anchor { reads[index].slot = nil }
+  /// Whether the value was built from what `values` sees, and nothing it read was discarded.
+  func isCurrent(in values: EnvironmentValues) -> Bool {
+    !isDiscarded && hasInputs(of: values)
+  }
+
+  /// What the build read, and what each derived value it read was built from, each key once, in
+  /// the order first read: for diagnostics.
+  var transitiveInputs: [ReadRecorder.Read] {
+    var seen: Set<ObjectIdentifier> = []
+    var inputs: [ReadRecorder.Read] = []
+    var pending: [(cell: DerivedCell, next: Int)] = [(self, 0)]
+    while let (cell, next) = pending.popLast() {
+      guard next < cell.inputs.count else { continue }
+      pending.append((cell, next + 1))
+      let input = cell.inputs[next]
+      guard seen.insert(input.key).inserted else { continue }
+      inputs.append(input)
+      if let dependency = cell.dependencies.first(where: { $0.derivation.key == input.key }) {
+        pending.append((dependency, 0))
+      }
     }
-    inputs = reads
-    dependencies = cells
-    self.anchor = anchor.map(ObjectIdentifier.init)
+    return inputs
   }
 
-  /// Ends the build: from now on readers see the phase. Call it under the derivation's
-  /// `claims`, where readers decide, so that none finds the cell kept but still building; then
-  /// ``wakeWaiters()``.
-  func finish(_ phase: Phase) {
-    phaseCode.store(phase.rawValue, ordering: .releasing)
+  /// Whether `values` sees every write and derived value this value was built from.
+  func hasInputs(of values: EnvironmentValues) -> Bool {
+    for input in inputs where Self.stamp(of: input, in: values) != input.stamp { return false }
+    return true
   }
 
-  /// Wakes every reader waiting for the build, which ``finish(_:)`` ended.
-  func wakeWaiters() {
-    let (waiters, semaphore) = wakeup.withLock { $0 }
-    for _ in 0..<waiters { semaphore?.signal() }
-  }
-
-  /// Waits until the build ends, unless waiting would close a cycle of threads that wait for
-  /// each other's builds; then returns that cycle, this cell first.
-  func waitUntilBuilt() -> [DerivedCell]? {
-    if let cycle = DerivationWaits.register(waitingFor: self) { return cycle }
-    defer { DerivationWaits.unregister() }
-    let semaphore = wakeup.withLock { state -> DispatchSemaphore? in
-      // Checked under the lock `finish` reads the count under: a build that ends after this
-      // sees the waiter and signals it.
-      guard phase == .building else { return nil }
-      state.waiters += 1
-      if state.semaphore == nil { state.semaphore = DispatchSemaphore(value: 0) }
-      return state.semaphore
+  /// The stamp `values` has for what `input` read: the write it finds, or for a derived value
+  /// that none overrides, the value it would read now.
+  static func stamp(of input: ReadRecorder.Read, in values: EnvironmentValues) -> UInt64 {
+    guard let detail = input.detail, values.record(for: input.key) == nil else {
+      return values.stamp(of: input.key)
     }
-    semaphore?.wait()
-    return nil
+    return uncheckedDowncast(detail, to: AnyDerived.self).cachedCell(in: values)?.stamp ?? 0
   }
 }
 
-/// A cell holding a value of a known type.
-@usableFromInline
-final class TypedDerivedCell<Value: Sendable>: DerivedCell, @unchecked Sendable {
-  // @unchecked: `value` is written once, like `inputs`; see `DerivedCell`.
-  @exclusivity(unchecked) @usableFromInline var value: Value?
+/// The cells kept with one frame, one per derived value: what derived values attach to frames.
+///
+/// Each cell is kept with its declaration, which the table holds: cells are found by the
+/// declaration, whose identity no other can take while this one lives. A frame keeps few
+/// derived values, so the table is a list.
+final class DerivedCellTable: FrameAttachment {
+  typealias Entry = (derivation: AnyDerived, cell: DerivedCell)
 
-  override var anyValue: Any? { value }
-}
+  private let cells: Lock<[Entry]>
 
-/// The cells kept in one place (a slot, or a derivation for values with no anchor), one per
-/// derivation.
-final class DerivedCellTable: @unchecked Sendable {
-  // @unchecked: `cells` is read and written only while `lock` is held. A spin lock, since
-  // every critical section is a lookup or a store, and a cached read takes it.
-  private let lock = VersionedLock()
-  @exclusivity(unchecked) private var cells = CellMap()
-  /// The slot this table belongs to, `nil` for a derivation's own; unowned, since the slot
-  /// holds the table and the table is reached only through it.
-  unowned(unsafe) let anchor: Slot?
-
-  init(anchor: Slot?) {
-    self.anchor = anchor
+  init(_ cells: [Entry] = []) {
+    self.cells = Lock(cells)
   }
 
-  private func withLock<Result>(_ body: (inout CellMap) -> Result) -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&cells)
+  private func withLock<Result>(_ body: (inout [Entry], Void) -> Result) -> Result {
+    cells.withLock { body(&$0, ()) }
   }
 
-  /// The cell kept for a derivation.
-  func cell(for key: ObjectIdentifier) -> DerivedCell? {
-    withLock { $0[key] }
+  /// The table attached to `frame`, made if `create` and there is none.
+  static func of(_ frame: Frame, creating create: Bool) -> DerivedCellTable? {
+    if let attached = frame.attachment {
+      return uncheckedDowncast(attached, to: DerivedCellTable.self)
+    }
+    guard create else { return nil }
+    return uncheckedDowncast(frame.attach(DerivedCellTable()), to: DerivedCellTable.self)
   }
 
-  /// Keeps a built cell, in place of the one kept before for its derivation, which it returns:
-  /// the caller releases it once no lock is held, since a cell's last release frees its value.
-  /// Holds the derivation if this is a slot's table.
+  /// The cell kept for a derived value.
+  func cell(for derivation: AnyDerived) -> DerivedCell? {
+    withLock { cells, _ in
+      for entry in cells where entry.derivation === derivation { return entry.cell }
+      return nil
+    }
+  }
+
+  /// Keeps a built cell, in place of the one kept before for its derived value, which it
+  /// returns: the caller releases it once no lock is held, since a cell's last release frees
+  /// its value.
   func keep(_ cell: DerivedCell) -> DerivedCell? {
-    withLock { cells -> DerivedCell? in
-      if anchor != nil { cell.heldDerivation = cell.derivation }
-      defer { cells[cell.derivation.key] = cell }
-      return cells[cell.derivation.key]
+    withLock { cells, _ in
+      guard let index = cells.firstIndex(where: { $0.derivation === cell.derivation }) else {
+        cells.append((cell.derivation, cell))
+        return nil
+      }
+      defer { cells[index].cell = cell }
+      return cells[index].cell
     }
   }
 
   /// The cells that hold a built value, for diagnostics.
   var builtCells: [DerivedCell] {
-    withLock { Array($0.values) }.filter { $0.isReady && !$0.isDiscarded }
+    withLock { cells, _ in cells.map(\.cell) }.filter { !$0.isDiscarded }
   }
-}
 
-/// Which thread waits for which build, process-wide, to find threads that would wait for each
-/// other forever. Only a reader about to wait for another thread's build takes its lock; no
-/// build, and no read of a built value, does.
-enum DerivationWaits {
-  private static let waiting = Lock<[UInt: DerivedCell]>([:])
-
-  /// Records that this thread waits for `cell`, unless the thread that builds it waits, through
-  /// others, for this one; then returns the cells of that cycle.
-  ///
-  /// Every cell on the way must still be building: a thread registered as waiting for a build
-  /// that has finished is about to wake, and is no edge. Phases only move forward, and a thread
-  /// waiting for a cell that is still building cannot finish its own builds meanwhile; so a
-  /// chain found building cell by cell is a chain of threads that all wait at once, and one that
-  /// comes back to this thread, through a cell this thread builds (and so has not finished),
-  /// would never end.
-  static func register(waitingFor cell: DerivedCell) -> [DerivedCell]? {
-    let me = currentThreadID()
-    return waiting.withLock { waiting in
-      var cycle = [cell]
-      var next = cell
-      while next.phase == .building {
-        if next.builder == me { return cycle }
-        guard let waited = waiting[next.builder] else { break }
-        cycle.append(waited)
-        next = waited
+  func carried(past replaced: inout Set<Stamped>) -> (any FrameAttachment)? {
+    let all = withLock { cells, _ in cells }
+    var kept = all
+    // A dropped value drops what was built from it: go round until nothing more drops.
+    var dropped = true
+    while dropped {
+      dropped = false
+      for (index, entry) in kept.enumerated().reversed()
+      where entry.cell.inputs.contains(where: {
+        replaced.contains(Stamped(key: $0.key, stamp: $0.stamp))
+      }) {
+        kept.remove(at: index)
+        replaced.insert(Stamped(key: entry.derivation.key, stamp: entry.cell.stamp))
+        dropped = true
       }
-      waiting[me] = cell
-      return nil
     }
+    if kept.count == all.count { return self }
+    return kept.isEmpty ? nil : DerivedCellTable(kept)
   }
-
-  static func unregister() {
-    let me = currentThreadID()
-    waiting.withLock { $0[me] = nil }
-  }
-
-  /// The readers waiting for a build of `derivation` now: what tests wait for to make a build
-  /// finish only once another thread waits for it.
-  static func readersWaiting(for derivation: AnyDerived) -> Int {
-    waiting.withLock { $0.values.filter { $0.derivation === derivation }.count }
-  }
-
-  /// Whether a build of `derivation` is under way: what tests wait for to read a value while
-  /// another thread builds it.
-  static func isBuilding(_ derivation: AnyDerived) -> Bool {
-    derivation.claims.withLock { !$0.isEmpty }
-  }
-}
-
-/// An identifier of the calling thread, to tell which thread builds a value.
-func currentThreadID() -> UInt {
-  #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
-  #else
-    UInt(pthread_self())
-  #endif
 }

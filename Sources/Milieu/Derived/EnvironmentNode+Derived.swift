@@ -22,31 +22,21 @@ extension EnvironmentNode {
     }
   }
 
-  /// The node whose subtree can see a cell: the node that set the slot it is kept with, or, for
-  /// a cell kept with no slot, this node's root.
+  /// The node whose subtree can see a cell: the node whose own frame holds the write the cell
+  /// is kept with, or, for a cell kept for the process, this node's root.
   private func holder(ofAnchorOf cell: DerivedCell) -> EnvironmentNode {
-    let anchor = cell.anchor
+    let write = cell.anchor
     var cursor = self
     while true {
-      if let anchor,
+      if let write,
         cursor.withLockedState({ state, _ in
-          state.overrides.slots.contains { ObjectIdentifier($0) == anchor }
-        })
+          state.own.flatMap { own in own.position(of: write.key).map(own.stamp(at:)) }
+        }) == write.stamp
       {
         return cursor
       }
       guard let parent = cursor.parent else { return cursor }
       cursor = parent
     }
-  }
-
-  /// Bumps the version of this node and of every node below it, so that every wrapper there
-  /// reads again; the values they see are unchanged.
-  func bumpVersions() {
-    lock.lock()
-    if state.firstChild != nil {
-      forEachDescendant(bumpingVersions: true) { _, _, _ in true }
-    }
-    lock.unlock(bumping: true)
   }
 }

@@ -79,21 +79,14 @@ extension EnvironmentValues {
       column: UInt = #column,
       _ build: @escaping @Sendable (EnvironmentValues) throws -> Value
     ) {
-      // Inlinable, so that these closures, the only code that knows the value's type, are
-      // specialized where the value is declared: unspecialized, each looked up its generic
-      // types at run time on every build.
-      var fillWithFallback: (@Sendable (DerivedCell) -> Void)?
-      if let fallback {
-        fillWithFallback = { unsafeDowncast($0, to: TypedDerivedCell<Value>.self).value = fallback }
-      }
+      // Inlinable, so that the closure, the only code that knows the value's type, is
+      // specialized where the value is declared: unspecialized, it looked up its generic types
+      // at run time on every build.
       derivation = AnyDerived(
         lifetime: lifetime,
         declaration: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-        makeCell: { TypedDerivedCell<Value>(derivation: $0, name: $1) },
-        fill: { cell, values in
-          unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value = try build(values)
-        },
-        fillWithFallback: fillWithFallback)
+        make: { values in StoredValue(try build(values)) },
+        fallback: fallback.map { StoredValue($0) })
     }
   }
 
@@ -141,25 +134,23 @@ extension EnvironmentValues {
   ) -> Value {
     get {
       // Inlinable, so that a read of a value built before is specialized where it is made.
-      let key = ObjectIdentifier(derived)
       let derivation = derived.derivation
-      recorder?.recordRead(of: key, name: .accessor(accessor), in: self, detail: derivation)
-      if let overridden = value(for: key, as: Value.self) { return overridden }
+      let key = ObjectIdentifier(derivation)
+      if let overridden = value(for: key, as: Value.self) {
+        recorder?.recordRead(of: key, name: .accessor(accessor), in: self, detail: derivation)
+        return overridden
+      }
       // A recorder learns a derived value's inputs from the full path, which records them.
       let cell =
         (recorder == nil ? derivation.cachedCell(in: self) : nil)
         ?? derivation.cell(in: self, name: .accessor(accessor))
-      // The cell is ready, so it holds its value.
-      return unsafeDowncast(cell, to: TypedDerivedCell<Value>.self).value.unsafelyUnwrapped
+      return cell.value.load(as: Value.self)
     }
     set {
-      store(newValue, key: ObjectIdentifier(derived), name: .accessor(accessor), anchor: derived)
+      let derivation = derived.derivation
+      store(
+        newValue, key: ObjectIdentifier(derivation), name: .accessor(accessor),
+        anchor: derivation)
     }
   }
 }
-
-/// What every ``EnvironmentValues/Derived`` is, whatever its value's type: tree dumps tell an
-/// override of a derived value by it.
-protocol DerivedKey {}
-
-extension EnvironmentValues.Derived: DerivedKey {}

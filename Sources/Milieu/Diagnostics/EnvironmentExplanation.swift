@@ -145,16 +145,16 @@ extension EnvironmentNode {
     let cells = attachments.compactMap { $0 as? DerivedCell }
     var keys: [EnvironmentExplanation.Key] = []
     for (index, read) in reads.enumerated() where !read.isInput {
-      var candidates = overrides(of: read.identifier)
+      var candidates = overrides(of: read.key)
       var derivation: EnvironmentExplanation.Derivation?
       if let derived = read.detail as? AnyDerived {
         let cell = cells.first { $0.derivation === derived }
         if candidates.isEmpty {
           // A kept value knows its inputs; one built anew for this read, only this read does.
-          let inputs = cell?.inputs ?? Array(reads[(index + 1)...].prefix { $0.isInput })
+          let inputs = cell?.transitiveInputs ?? Array(reads[(index + 1)...].prefix { $0.isInput })
           derivation = explain(derived, cell: cell, inputs: inputs, in: values)
         }
-        let built = cell?.anyValue.map(Self.describe) ?? "built anew on every read"
+        let built = cell.map { Self.describe($0.value.anyValue) } ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
       } else {
         // With no override anywhere, the key path reads the key's default.
@@ -174,9 +174,9 @@ extension EnvironmentNode {
     var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
     var cursor: EnvironmentNode? = self
     while let node = cursor {
-      let slot = node.withLockedState { state, _ in state.overrides.slot(for: key) }
-      if let slot, let origin = slot.origin {
-        candidates.append((Self.describe(slot.anyValue), .override(origin)))
+      let own = node.withLockedState { state, _ in state.own }
+      if let own, let position = own.position(of: key), let origin = own.info(at: position).origin {
+        candidates.append((Self.describe(own.anyValue(at: position)), .override(origin)))
       }
       cursor = node.parent
     }
@@ -189,33 +189,39 @@ extension EnvironmentNode {
     in values: EnvironmentValues
   ) -> EnvironmentExplanation.Derivation {
     let described = inputs.map { read in
-      let slot = values.slot(for: read.identifier)
-      if slot == nil, let derived = read.detail as? AnyDerived {
+      let found = values.record(for: read.key)
+      if found == nil, let derived = read.detail as? AnyDerived {
         // An input that is itself derived, which no node sets: its own build's value.
         let built = cell?.dependencies.first { $0.derivation === derived }
         return EnvironmentExplanation.Derivation.Input(
           name: read.name.description,
-          value: built?.anyValue.map(Self.describe) ?? "built anew on every read",
+          value: built.map { Self.describe($0.value.anyValue) } ?? "built anew on every read",
           source: .derived(derived.lifetime),
           derivedFrom: (built?.inputs ?? []).map(\.name.description))
       }
       return EnvironmentExplanation.Derivation.Input(
         name: read.name.description,
-        value: slot.map { Self.describe($0.anyValue) } ?? "the default",
-        source: slot?.origin.map { .override($0) } ?? .defaultValue, derivedFrom: [])
+        value: found.map { Self.describe($0.frame.anyValue(at: $0.position)) } ?? "the default",
+        source: found.flatMap { $0.frame.info(at: $0.position).origin }.map { .override($0) }
+          ?? .defaultValue,
+        derivedFrom: [])
     }
-    let anchor = inputs.first { read in
-      cell?.anchor != nil
-        && values.slot(for: read.identifier).map(ObjectIdentifier.init) == cell?.anchor
+    let anchor = cell?.anchor.flatMap { anchor in
+      values.record(for: anchor.key).flatMap {
+        found -> (name: ValueName, origin: EnvironmentOrigin)? in
+        let info = found.frame.info(at: found.position)
+        return info.stamp == anchor.stamp ? info.origin.map { (info.name, $0) } : nil
+      }
     }
     let kept: String
     switch derivation.lifetime {
     case .newOnEveryRead: kept = "built anew on every read, never kept"
     case .onePerProcess: kept = "kept for the process, built where it was first read"
     case .onePerInputs:
-      if let anchor, let origin = values.slot(for: anchor.identifier)?.origin {
+      if let anchor {
         kept =
-          "kept with \(anchor.name), set on \(origin), for every node that sees the same inputs"
+          "kept with \(anchor.name), set on \(anchor.origin), for every node that sees the same "
+          + "inputs"
       } else if cell?.anchor == nil, cell != nil {
         kept = "built from defaults alone, kept for the process"
       } else {

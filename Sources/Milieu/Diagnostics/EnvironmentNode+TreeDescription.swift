@@ -29,11 +29,11 @@ extension EnvironmentNode {
     withLockedState { state, _ in
       drawn.append(
         DrawnNode(
-          prefix: "", childPrefix: "", name: name, overrides: state.overrides.slots,
-          hasChildren: state.firstChild != nil, hidden: maxDepth > 0 ? 0 : state.childCount))
+          prefix: "", childPrefix: "", name: name, overrides: state.own,
+          hasChildren: state.hasChildren, hidden: maxDepth > 0 ? 0 : state.childCount))
       guard maxDepth > 0 else { return }
       forEachDescendant(bumpingVersions: false) { node, state, depth in
-        let isLast = node.nextSibling == nil
+        let isLast = node.isLastSibling
         let above = childPrefixes[depth - 1]
         childPrefixes.removeSubrange(depth...)
         childPrefixes.append(above + (isLast ? "   " : "│  "))
@@ -41,8 +41,8 @@ extension EnvironmentNode {
         drawn.append(
           DrawnNode(
             prefix: above + (isLast ? "└─ " : "├─ "), childPrefix: childPrefixes[depth],
-            name: node.name, overrides: state.overrides.slots,
-            hasChildren: state.firstChild != nil, hidden: descends ? 0 : state.childCount))
+            name: node.name, overrides: state.own,
+            hasChildren: state.hasChildren, hidden: descends ? 0 : state.childCount))
         return descends
       }
     }
@@ -54,7 +54,7 @@ extension EnvironmentNode {
     var prefix: String
     var childPrefix: String
     var name: String?
-    var overrides: [Slot]
+    var overrides: Frame?
     var hasChildren: Bool
     /// Children past the depth limit, counted rather than drawn.
     var hidden: Int
@@ -62,36 +62,27 @@ extension EnvironmentNode {
     var lines: [String] {
       var lines = [prefix + EnvironmentNode.displayName(name)]
       let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
-      for slot in overrides.sorted(by: { ($0.origin?.serial ?? 0) < ($1.origin?.serial ?? 0) }) {
-        let origin = slot.origin.map { "  (\($0.location))" } ?? ""
-        let overridden = slot.anchor is any DerivedKey ? "  (overrides a derived value)" : ""
-        lines.append(
-          overridePrefix
-            + "\(slot.name) = \(EnvironmentNode.describe(slot.anyValue))\(origin)\(overridden)")
+      guard let overrides else { return lines + hiddenLine }
+      let built = DerivedCellTable.of(overrides, creating: false)?.builtCells ?? []
+      let records = (0..<overrides.count).map { (info: overrides.info(at: $0), position: $0) }
+      for (info, position) in records.sorted(by: {
+        ($0.info.origin?.serial ?? 0, $0.position) < ($1.info.origin?.serial ?? 0, $1.position)
+      }) {
+        let origin = info.origin.map { "  (\($0.location))" } ?? ""
+        let overridden = info.anchor is AnyDerived ? "  (overrides a derived value)" : ""
+        let value = EnvironmentNode.describe(overrides.anyValue(at: position))
+        lines.append(overridePrefix + "\(info.name) = \(value)\(origin)\(overridden)")
         // The derived values built from this override and kept with it.
-        let table = slot.attachment.load() as? DerivedCellTable
-        let kept = table?.builtCells.map(\.name.description).sorted() ?? []
+        let kept = built.filter { $0.anchor?.key == info.key }.map(\.name.description).sorted()
         if !kept.isEmpty {
           lines.append(overridePrefix + "  ↳ keeps derived " + kept.joined(separator: ", "))
         }
       }
-      if hidden > 0 {
-        lines.append(childPrefix + "└─ … \(hidden) more below, past the depth limit")
-      }
-      return lines
+      return lines + hiddenLine
     }
-  }
-}
 
-extension EnvironmentNode.State {
-  /// How many children the node has; its lock must be held.
-  var childCount: Int {
-    var count = 0
-    var cursor = firstChild
-    while let child = cursor {
-      count += 1
-      cursor = child._withUnsafeGuaranteedRef { $0.nextSibling }
+    private var hiddenLine: [String] {
+      hidden > 0 ? [childPrefix + "└─ … \(hidden) more below, past the depth limit"] : []
     }
-    return count
   }
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// In debug builds, the number of Milieu's locks each thread holds, to check the rule both lock
 /// types come with: no code a caller passed in (a key path, a build, a reporter, a consumer of a
 /// stream) runs while one is held, and nothing that might hold a value is released under one.
@@ -15,16 +9,12 @@
 @usableFromInline
 enum LockAudit {
   #if DEBUG
-    /// The count, in thread-specific storage, as a pointer's bits.
-    private static let key: pthread_key_t = {
-      var key = pthread_key_t()
-      pthread_key_create(&key, nil)
-      return key
-    }()
+    /// The count, in thread-specific storage.
+    private static let slot = ThreadSlot()
 
     private static var held: Int {
-      get { pthread_getspecific(key).map { Int(bitPattern: $0) } ?? 0 }
-      set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+      get { slot.word }
+      set { slot.word = newValue }
     }
 
     /// How many of Milieu's locks this thread holds now: for tests.

@@ -52,16 +52,15 @@ protocol ChangeObserving: Sendable {
 /// note that the reading thread finds before it stops, and it reads again. So the stream reports
 /// in order, misses no write, and never waits for itself.
 final class ChangeObserver<Value: Sendable>: ChangeObserving {
-  // nonisolated(unsafe): written once, by `init`; weak loads are safe from any thread.
-  nonisolated(unsafe) private weak var node: EnvironmentNode?
+  private weak let node: EnvironmentNode?
   private let keyPath: KeyPath<EnvironmentValues, Value> & Sendable
   private let continuation: AsyncStream<Value>.Continuation
   private let state = Lock(State())
 
   private struct State {
-    /// The slots the keys were last read from, `nil` before the first report. Every write
-    /// makes new slots, so a key whose slot is another object (or was freed) has changed.
-    var lastSources: [SlotReference]?
+    /// The stamps of the writes the keys were last read from, `nil` before the first report.
+    /// Every write takes a new stamp, so a key whose stamp is another has changed.
+    var lastStamps: [UInt64]?
     /// Whether a thread is reading the value now.
     var isReading = false
     /// Whether a write asked for a read while one was under way.
@@ -94,14 +93,10 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
       }
       LockAudit.assertNoneHeld("a change stream reads its key path")
       let (value, reads, _) = EnvironmentNode.record(keyPath, in: node.values)
-      let sources = reads.map { SlotReference($0.slot) }
+      let stamps = reads.map(\.stamp)
       let changed = state.withLock { state in
-        if let last = state.lastSources,
-          last.elementsEqual(sources, by: { $0.refersToSameSlot(as: $1) })
-        {
-          return false
-        }
-        state.lastSources = sources
+        if state.lastStamps == stamps { return false }
+        state.lastStamps = stamps
         return true
       }
       if changed {
@@ -120,28 +115,6 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
 
   func finish() {
     continuation.finish()
-  }
-}
-
-/// Which slot a key was read from, without keeping its value alive.
-struct SlotReference: @unchecked Sendable {
-  // @unchecked: a weak reference to an immutable, `Sendable` slot; only ever used under the
-  // observer's lock.
-  private weak var slot: Slot?
-  /// Whether the key was read from a slot at all, rather than as its default.
-  private let isSet: Bool
-
-  init(_ slot: Slot?) {
-    self.slot = slot
-    self.isSet = slot != nil
-  }
-
-  /// Whether both name the same slot, or both the default. A slot that has been freed since is
-  /// the same as no other.
-  func refersToSameSlot(as other: SlotReference) -> Bool {
-    guard isSet, other.isSet else { return isSet == other.isSet }
-    guard let slot, let otherSlot = other.slot else { return false }
-    return slot === otherSlot
   }
 }
 

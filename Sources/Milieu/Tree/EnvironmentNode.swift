@@ -1,5 +1,20 @@
 import Synchronization
 
+// The node, its links and its lifetime. One of the three files of the core that hold unsafe code
+// (the others: `Support/Synchronization.swift` and `Values/Frame.swift`).
+//
+// What this file guarantees to the rest of the core, which uses only its safe surface:
+// - A node's `state` is read and written only under its lock (`withLockedState`, or a walk that
+//   holds it), which also makes the runtime's exclusivity checks redundant.
+// - A node's children form an intrusive, doubly linked list: the parent's `state.firstChild`,
+//   then each child's `nextSibling`, all guarded by the parent's lock. The links are unretained,
+//   so a parent does not keep its children alive; they stay valid because a child unlinks itself,
+//   under its parent's lock, in its `deinit`, before its storage is freed. Whoever holds a node's
+//   lock may follow the links to its children without retaining them.
+// - A child retains its parent, released by hand when the child is freed, iteratively, so that
+//   freeing the last holder of a 100,000-deep chain does not recurse.
+// - `above` names an ancestor, which a node keeps alive through its parent.
+
 /// A node in a tree that carries ``EnvironmentValues`` from the root down.
 ///
 /// `EnvironmentNode()` makes a root. A child inherits every value its parent sees and may
@@ -24,8 +39,8 @@ import Synchronization
 ///   readers elsewhere keep their caches. The first read after a write re-resolves from the
 ///   nearest node above that overrides something, not from the root.
 public final class EnvironmentNode: @unchecked Sendable {
-  // @unchecked: `parentReference` and `label` are `let`s; the sibling links and `state` are
-  // guarded by locks, as their comments say; see "How Milieu stays fresh and frees memory".
+  // @unchecked: `parentReference`, `name` and `lock` are `let`s; `state` is guarded by the node's
+  // lock and the sibling links by the parent's, as the file's guarantees say.
 
   /// The process-wide root: the current node outside any ``withCurrent(_:)`` scope.
   ///
@@ -34,239 +49,257 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// ```
   public static let root = EnvironmentNode("root")
 
-  /// The node this one inherits from, or `nil` for a root.
-  public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
+  /// The parent, retained when this node is made and released by hand when it is freed.
+  private let parentReference: Unmanaged<EnvironmentNode>?
 
-  /// The parent, retained when this node is made and released by hand when it is freed (see
-  /// `releaseAncestors(startingAt:)`), so that freeing a long chain does not recurse.
-  let parentReference: Unmanaged<EnvironmentNode>?
-
-  private let label: Label?
-
-  /// How many ancestors the node has: 0 for a root; kept in the lock's word.
-  var depth: UInt32 { lock.depth }
-
-  /// The node's neighbours among its parent's children, guarded by the *parent's* lock; see
-  /// `link(_:cache:ifVersionIs:)`.
-  @exclusivity(unchecked) nonisolated(unsafe) var previousSibling: Unmanaged<EnvironmentNode>?
-  @exclusivity(unchecked) nonisolated(unsafe) var nextSibling: Unmanaged<EnvironmentNode>?
+  /// The node's name, if it has one.
+  public let name: String?
 
   /// Guards `state`; its version counts the writes that have reached the node.
   @usableFromInline let lock: VersionedLock
 
-  /// The node's mutable state, accessed only while `lock` is held, which also makes the
-  /// runtime's exclusivity checks redundant.
+  /// The node's mutable state, accessed only while `lock` is held.
   @exclusivity(unchecked) nonisolated(unsafe) var state: State
 
-  private final class Label: Sendable {
-    let name: String
-    init(_ name: String) { self.name = name }
+  /// The node's neighbours among its parent's children, guarded by the *parent's* lock.
+  @exclusivity(unchecked) nonisolated(unsafe) private var previousSibling:
+    Unmanaged<EnvironmentNode>?
+  @exclusivity(unchecked) nonisolated(unsafe) private var nextSibling: Unmanaged<EnvironmentNode>?
+
+  /// The mutable part of a node, guarded by the node's lock.
+  struct State {
+    /// The values this node sets for its subtree: a frozen frame, `nil` when it sets none.
+    var own: Frame?
+    /// What the node's values are resolved against, or, after a write reached the node and
+    /// until its next read, where they come from: a retained view, or an unretained ancestor
+    /// whose address is tagged with its low bit (0 for none). See ``resolved`` and ``above``.
+    private var link: UInt = 0
+    /// The newest of the node's children.
+    fileprivate var firstChild: Unmanaged<EnvironmentNode>?
+
+    init(own: Frame?) {
+      self.own = own
+    }
+
+    /// What the node's values are resolved against, `nil` after a write reached the node and
+    /// until its next read: the view of the nearest ancestor that overrides something
+    /// (`Frame.nothing` if none does), or, once a child or a derived value needed it, the
+    /// node's own view, whose `top` is `own`.
+    var resolved: Frame? { view.map { Frame(buffer: $0.takeUnretainedValue()) } }
+
+    /// The view `link` holds, if it holds one.
+    private var view: Unmanaged<FrameBuffer>? {
+      guard link & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: link) else { return nil }
+      return Unmanaged.fromOpaque(pointer)
+    }
+
+    /// Resolves the node against `frame`, or with `nil`, forgets what it was resolved against
+    /// and keeps where its values come from. Returns the frame it replaces, which the caller
+    /// releases once no lock is held.
+    mutating func setResolved(_ frame: Frame?) -> Frame? {
+      let above = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
+      let replaced = view.map { Frame(buffer: $0.takeRetainedValue()) }
+      if let frame {
+        link = UInt(bitPattern: Unmanaged.passRetained(frame.buffer).toOpaque())
+      } else {
+        link = above
+      }
+      return replaced
+    }
+
+    private var aboveTag: UInt { link & 1 == 1 ? link : 0 }
+
+    /// The nearest ancestor that overrides something, where this node's inherited values come
+    /// from; `nil` when no ancestor does. Set only while the node is not resolved.
+    var above: EnvironmentNode? {
+      get {
+        let word = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
+        guard let pointer = UnsafeRawPointer(bitPattern: word & ~1) else { return nil }
+        return Unmanaged<EnvironmentNode>.fromOpaque(pointer).takeUnretainedValue()
+      }
+      set {
+        assert(resolved == nil, "a resolved node's ancestor is its view's")
+        link = newValue.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) | 1 } ?? 0
+      }
+    }
+
+    /// The tagged address of the node whose view a node with `own` resolved against `view`
+    /// inherits: the view's owner, or for the node's own view, the owner of the view below it.
+    private static func above(resolvedAgainst view: Unmanaged<FrameBuffer>, own: Frame?) -> UInt {
+      view._withUnsafeGuaranteedRef { buffer in
+        let owners = Frame.owners(of: buffer)
+        let isOwn = own.map { Frame.isView(buffer, of: $0) } ?? false
+        let node = isOwn ? owners.above : owners.owner
+        return node == 0 ? 0 : node | 1
+      }
+    }
+
+    /// The values a node with this state reads, if it is resolved: its own frame over what it
+    /// inherits, or its view, which holds both. Retains only the frames the values hold.
+    var values: EnvironmentValues? {
+      view?._withUnsafeGuaranteedRef { buffer in
+        let base = buffer === Frame.nothing.buffer ? nil : Frame(buffer: buffer)
+        guard let own, !Frame.isView(buffer, of: own) else {
+          return EnvironmentValues(own: nil, base: base)
+        }
+        return EnvironmentValues(own: own, base: base)
+      }
+    }
+
+    /// What the node's children see, if it needs no new view: what the node inherits, when it
+    /// overrides nothing, or its own view.
+    var viewForChildren: Frame? {
+      view?._withUnsafeGuaranteedRef { buffer in
+        guard let own, !Frame.isView(buffer, of: own) else { return Frame(buffer: buffer) }
+        return nil
+      }
+    }
+
+    /// Whether `above` is `node`: compared without retaining either.
+    func isAbove(_ node: EnvironmentNode?) -> Bool { above === node }
+
+    /// Whether the node has children.
+    var hasChildren: Bool { firstChild != nil }
+
+    /// How many children the node has.
+    var childCount: Int {
+      var count = 0
+      var cursor = firstChild
+      while let child = cursor {
+        count += 1
+        cursor = child._withUnsafeGuaranteedRef { $0.nextSibling }
+      }
+      return count
+    }
   }
 
-  /// Creates a root node.
-  ///
-  /// ```swift
-  /// let app = EnvironmentNode("app")
-  /// ```
-  ///
-  /// - Parameter name: A name for diagnostics: explanations and tree dumps show it.
-  public convenience init(_ name: String? = nil) {
-    self.init(name: name, parent: nil, overrides: .empty, depth: 0)
-  }
-
-  private init(
-    name: String?, parent: EnvironmentNode?, overrides: consuming SlotMap, depth: UInt32
-  ) {
+  init(name: String?, parent: EnvironmentNode?, own: Frame?, depth: UInt32) {
     self.parentReference = parent.map { .passRetained($0) }
-    self.label = name.map(Label.init)
+    self.name = name
     self.lock = VersionedLock(depth: depth)
-    self.state = State(overrides: overrides)
+    self.state = State(own: own)
   }
 
   deinit {
+    _ = state.setResolved(nil)
     if let parentReference { parentReference._withUnsafeGuaranteedRef { $0.unlink(self) } }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
     Self.releaseAncestors(startingAt: parentReference)
   }
 
-  /// The node's name, if it has one.
-  public var name: String? { label?.name }
+  /// The node this one inherits from, or `nil` for a root.
+  public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
 
-  /// Creates a child that inherits this node's values, with overrides of its own.
+  /// How many ancestors the node has: 0 for a root; kept in the lock's word.
+  var depth: UInt32 { lock.depth }
+
+  /// Whether this node is the last child of its parent, for tree dumps; call it holding the
+  /// parent's lock.
+  var isLastSibling: Bool { nextSibling == nil }
+
+  /// Runs `body` with the node's state and version, under the node's lock.
   ///
-  /// ```swift
-  /// let sheet = app.child("sheet") { values in
-  ///   values.retries = 0
-  /// }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - name: A name for diagnostics.
-  ///   - fileID: The file recorded as the origin of the overrides; leave the default.
-  ///   - line: The line recorded as the origin of the overrides; leave the default.
-  ///   - configure: Sets the child's overrides. What it writes is overridden on the child;
-  ///     what it only reads is not.
-  /// - Returns: The new child. The parent does not retain it.
-  public func child(
-    _ name: String? = nil, fileID: String = #fileID, line: UInt = #line,
-    _ configure: (inout EnvironmentValues) -> Void = { _ in }
-  ) -> EnvironmentNode {
-    // The overrides are written before the child is in the tree, so nobody can see it half-made
-    // and making it stales no cache. It starts resolved over what this node sees, unless a
-    // write reached this node while the closure ran.
-    let version = lock.version
-    let above = snapshot()
-    var scratch = EnvironmentValues(inherited: above)
-    configure(&scratch)
-    var overrides = (consume scratch).written(over: above)
-    if !overrides.isEmpty {
-      overrides.stamp(
-        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
-        depth: depth + 1)
+  /// Keep `body` short: loads, stores, and making Milieu's own objects. Run no code the caller
+  /// passed in, release nothing that might hold a value (hand it out instead), and take no
+  /// other node's lock, except down the tree as `forEachDescendant` does.
+  @inline(__always)
+  func withLockedState<Result>(_ body: (inout State, _ version: UInt64) -> Result) -> Result {
+    let version = lock.lock()
+    defer { lock.unlock() }
+    return body(&state, version)
+  }
+
+  // MARK: Links
+
+  /// Puts a new child in this node's list and gives it where its values come from; gives it
+  /// `resolved`, what this node's children see as it was at `version`, if no write reached
+  /// this node since.
+  func link(_ child: EnvironmentNode, resolved: Frame, ifVersionIs version: UInt64) {
+    let reference = Unmanaged.passUnretained(child)
+    withLockedState { state, current in
+      // Nobody else can see the child yet: its state needs no lock.
+      child.state.above = state.own == nil ? state.above : self
+      if current == version { _ = child.state.setResolved(resolved) }
+      child.nextSibling = state.firstChild
+      state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
+      state.firstChild = reference
     }
-    if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
-    let child = EnvironmentNode(name: name, parent: self, overrides: overrides, depth: depth + 1)
-    link(child, cache: above, ifVersionIs: version)
-    return child
   }
 
-  /// Whether a node deeper than ``VersionedLock/maximumDepth`` was made, and reported.
-  private static let reportedDepthLimit = Atomic<Bool>(false)
-
-  /// Reports, once per process, a node deeper than the depths Milieu tells apart.
-  private func reportDepthLimit(fileID: String, line: UInt) {
-    guard !Self.reportedDepthLimit.exchange(true, ordering: .relaxed) else { return }
-    self[\.issueReporter].report(
-      EnvironmentIssue(
-        "a node \(VersionedLock.maximumDepth + 1) levels deep was made: nodes this deep all "
-          + "count as \(VersionedLock.maximumDepth) deep. Every value still reads right, but a "
-          + "derived value built from values set below this depth may be built more often and "
-          + "kept longer than its node. Fix: make the tree shallower, for example by hanging "
-          + "repeated children off one parent instead of each off the last.",
-        at: CallSite(fileID: fileID, filePath: fileID, line: line, column: 0)))
-  }
-
-  // MARK: Reading
-
-  /// The values this node sees: its own overrides over everything its ancestors provide.
+  /// Takes a child out of this node's list of children; called from the child's `deinit`.
   ///
-  /// The result is a consistent snapshot: a write that sets several values at once is seen
-  /// whole or not at all.
-  ///
-  /// ```swift
-  /// let values = request.values
-  /// print(values.retries, values.timeout)
-  /// ```
-  public var values: EnvironmentValues {
-    EnvironmentValues(inherited: snapshot())
-  }
-
-  /// Reads one value as this node sees it.
-  ///
-  /// ```swift
-  /// let retries = request[\.retries]
-  /// ```
-  ///
-  /// - Parameter keyPath: The value to read.
-  @inlinable
-  public subscript<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> Value {
-    values[keyPath: keyPath]
-  }
-
-  // MARK: Writing
-
-  /// Overrides one value for this node and its subtree.
-  ///
-  /// ```swift
-  /// app.set(\.retries, to: 5)
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - keyPath: The value to override.
-  ///   - value: The new value.
-  ///   - fileID: The file recorded as the override's origin; leave the default.
-  ///   - line: The line recorded as the override's origin; leave the default.
-  @inlinable
-  public func set<Value: Sendable>(
-    _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
-    fileID: String = #fileID, line: UInt = #line
-  ) {
-    update(fileID: fileID, line: line) { $0[keyPath: keyPath] = value }
-  }
-
-  /// Overrides several values at once, as one write that readers see whole or not at all.
-  ///
-  /// The closure starts from the values the node sees now. Every value it writes becomes an
-  /// override of this node; values it only reads stay as they are. The closure runs without
-  /// any lock held, so two concurrent updates that read and then write the same value can
-  /// overwrite each other.
-  ///
-  /// ```swift
-  /// node.update { values in
-  ///   values.host = "db.internal"
-  ///   values.port = 5432
-  /// }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - fileID: The file recorded as the origin of the overrides; leave the default.
-  ///   - line: The line recorded as the origin of the overrides; leave the default.
-  ///   - body: Writes the overrides.
-  /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws; then nothing is written.
-  @discardableResult
-  public func update<Result, Failure: Error>(
-    fileID: String = #fileID, line: UInt = #line,
-    _ body: (inout EnvironmentValues) throws(Failure) -> Result
-  ) throws(Failure) -> Result {
-    let seen = snapshot()
-    var scratch = EnvironmentValues(inherited: seen)
-    let result = try body(&scratch)
-    var written = (consume scratch).written(over: seen)
-    guard !written.isEmpty else { return result }
-    write { overrides, serial in
-      written.stamp(
-        EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial),
-        depth: depth)
-      overrides = overrides.merging(written)
-      return true
-    }
-    return result
-  }
-
-  /// Removes this node's override of a value, so the node sees what its parent sees again.
-  ///
-  /// ```swift
-  /// request.removeOverride(\.retries)
-  /// ```
-  ///
-  /// - Parameter keyPath: The value whose override to remove.
-  public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
-    let identifiers = Set(
-      Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.identifier))
-    write { overrides, _ in
-      guard overrides.slots.contains(where: { identifiers.contains($0.key) }) else {
-        return false
+  /// Not inlined into the child's `deinit`: there, borrowing this node's lock made the compiler
+  /// retain this node around it, an atomic operation more for every node freed.
+  @inline(never)
+  private func unlink(_ child: EnvironmentNode) {
+    withLockedState { state, _ in
+      let (previous, next) = (child.previousSibling, child.nextSibling)
+      if let previous {
+        previous._withUnsafeGuaranteedRef { $0.nextSibling = next }
+      } else {
+        state.firstChild = next
       }
-      overrides = overrides.removing(identifiers)
-      return true
+      next?._withUnsafeGuaranteedRef { $0.previousSibling = previous }
     }
   }
 
-  /// Reads a key path from `values` and records what it read: the keys, with the slots they
-  /// were found in, and what the layers above attached (the kept derived values it read).
-  static func record<Value>(
-    _ keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
-  ) -> (value: Value, reads: [ReadRecorder.Read], attachments: [any AnyObject & Sendable]) {
-    var probe = values
-    let recorder = ReadRecorder()
-    probe.recorder = recorder
-    let value = probe[keyPath: keyPath]
-    return (value, recorder.takeReads(), recorder.takeAttachments())
+  /// Releases a freed node's reference to its parent, and, where that frees the parent, the
+  /// parent's reference to its own parent, and so on up the chain.
+  ///
+  /// Iterative, so that freeing the last holder of a 100,000-deep chain does not recurse
+  /// 100,000 frames deep. A parent that others still hold, the usual case, costs one release.
+  private static func releaseAncestors(startingAt first: Unmanaged<EnvironmentNode>?) {
+    var next = first
+    while let reference = next {
+      var node = reference.takeRetainedValue()
+      guard isKnownUniquelyReferenced(&node) else { return }
+      // Probably the last reference, unless a weak reference is being loaded right now. Keep
+      // the grandparent alive past the node: if the node is freed, its deinit releases the
+      // grandparent once, which cannot free it, and this loop goes on with the reference it
+      // holds; if not, the node keeps its own.
+      next = node.parentReference?.retain()
+    }
   }
 
-  /// The name diagnostics show for a node.
-  static func displayName(_ name: String?) -> String {
-    name.map { "node \"\($0)\"" } ?? "an unnamed node"
+  /// Visits every descendant of this node, depth first and newest child first, each with its
+  /// state under its own lock. The caller holds this node's lock.
+  ///
+  /// The lock of every node on the path down to the one visited stays held until the walk is
+  /// done with its subtree: so no child the walk finds can be unlinked and freed under it, and
+  /// a write that reaches a node walks its subtree after any walk that holds the node. Locks
+  /// are only ever taken down the tree while another is held, so walks cannot deadlock with
+  /// each other, nor with readers and `child`, which hold one lock at a time. Iterative, so a
+  /// 100,000-deep chain does not exhaust a thread's stack.
+  ///
+  /// - Parameters:
+  ///   - bumpingVersions: Whether each descendant's version is bumped as the walk lets it go.
+  ///   - visit: Gets a descendant, its state and its depth below this node (1 for a child),
+  ///     and says whether to visit its children. It must not release anything that might hold
+  ///     a value, nor run code the caller passed in.
+  func forEachDescendant(
+    bumpingVersions: Bool, _ visit: (EnvironmentNode, inout State, _ depth: Int) -> Bool
+  ) {
+    assert(lock.isHeld, "a walk starts holding the lock of the node it walks below")
+    var path: [(node: Unmanaged<EnvironmentNode>, next: Unmanaged<EnvironmentNode>?)] = [
+      (.passUnretained(self), state.firstChild)
+    ]
+    while let last = path.last {
+      guard let child = last.next else {
+        if path.count > 1 {
+          last.node._withUnsafeGuaranteedRef { $0.lock.unlock(bumping: bumpingVersions) }
+        }
+        path.removeLast()
+        continue
+      }
+      child._withUnsafeGuaranteedRef { node in
+        assert(
+          last.node._withUnsafeGuaranteedRef { $0.lock.isHeld },
+          "a walk holds the lock of every node on its path while it visits below")
+        path[path.count - 1].next = node.nextSibling
+        node.lock.lock()
+        let descends = visit(node, &node.state, path.count)
+        path.append((child, descends ? node.state.firstChild : nil))
+      }
+    }
   }
 }

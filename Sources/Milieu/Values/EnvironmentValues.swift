@@ -44,12 +44,10 @@ import Synchronization
 /// `extension Milieu.EnvironmentValues { … }`. Inside it, `Entry`, `Derived` and `Self` need no
 /// prefix.
 public struct EnvironmentValues: Sendable {
-  /// The values written to these values.
-  @usableFromInline var top: SlotMap
-  /// What these values inherit, read through when `top` has none: the values a node sees. One
-  /// object, so that copying a node's values retains one reference, and values read from one
-  /// node retain only what that node made, never what a shared parent made.
-  @usableFromInline var inherited: EnvironmentSnapshot?
+  /// The values written to these values, or to the node they were read from.
+  @usableFromInline var own: Frame?
+  /// What these values inherit, read through when `own` has none: a node's view.
+  @usableFromInline var base: Frame?
   /// Set only while Milieu records which keys are read: a key path probed, a derived value
   /// built.
   @usableFromInline var recorder: ReadRecorder?
@@ -65,13 +63,11 @@ public struct EnvironmentValues: Sendable {
   /// let values = EnvironmentValues()
   /// print(values.retries)  // the entry's default
   /// ```
-  public init() {
-    top = .empty
-  }
+  public init() {}
 
-  init(top: SlotMap = .empty, inherited: EnvironmentSnapshot?) {
-    self.top = top
-    self.inherited = inherited
+  init(own: Frame?, base: Frame?) {
+    self.own = own
+    self.base = base
   }
 
   /// Reads or writes the value of an ``Entry``.
@@ -127,49 +123,38 @@ public struct EnvironmentValues: Sendable {
     }
   }
 
-  /// The slot a read finds for a key.
-  func slot(for key: ObjectIdentifier) -> Slot? {
-    unretainedSlot(for: key)?.takeUnretainedValue()
-  }
-
-  /// The slot a read finds for a key, unretained: valid while these values are.
-  @inlinable
-  func unretainedSlot(for key: ObjectIdentifier) -> Unmanaged<Slot>? {
-    top.unretainedSlot(for: key) ?? inherited?.unretainedSlot(for: key)
-  }
-
   /// The value stored for a key, whose values are of type `Value`.
-  ///
-  /// The slot is not retained while its value is copied out: these values hold it until the
-  /// read returns. That saves two atomic operations on every read.
-  @inlinable
+  @inlinable @inline(__always)
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
-    guard let slot = unretainedSlot(for: key) else { return nil }
-    return slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: TypedSlot<Value>.self).value }
+    if let value = own?.value(for: key, as: Value.self) { return value }
+    return base?.value(for: key, as: Value.self)
   }
 
-  /// What was written to these values since they were made over `original`: `top`, and, when
-  /// code assigned another node's values whole, that node's own overrides too.
-  ///
-  /// Consuming, so that the written slots are held once and can be stamped in place.
-  consuming func written(over original: EnvironmentSnapshot?) -> SlotMap {
-    guard let inherited, inherited !== original else { return top }
-    return inherited.top.merging(top)
+  /// The frame and position of the record a read of `key` finds.
+  func record(for key: ObjectIdentifier) -> (frame: Frame, position: Int)? {
+    if let own, let position = own.position(of: key) { return (own, position) }
+    if let base, let position = base.position(of: key) { return (base, position) }
+    return nil
+  }
+
+  /// The stamp of the write a read of `key` finds; 0 when it finds the key's default.
+  func stamp(of key: ObjectIdentifier) -> UInt64 {
+    record(for: key).map { $0.frame.stamp(at: $0.position) } ?? 0
+  }
+
+  /// `key` with the stamp of the write a read of it finds.
+  func stamped(_ key: ObjectIdentifier) -> Stamped {
+    Stamped(key: key, stamp: stamp(of: key))
   }
 
   /// Stores a value written to these values.
   ///
-  /// Inlinable, so that the slot is made with the value's type known: no generic metadata is
-  /// looked up at run time.
+  /// Inlinable, so that the value is moved into its record with its type known: no generic
+  /// metadata is looked up at run time.
   @inlinable
   mutating func store<Value: Sendable>(
-    _ value: Value, key: ObjectIdentifier, name: SlotName, anchor: (any AnyObject & Sendable)?
+    _ value: Value, key: ObjectIdentifier, name: ValueName, anchor: (any AnyObject & Sendable)?
   ) {
-    store(TypedSlot(value, key: key, name: name, anchor: anchor))
-  }
-
-  @usableFromInline
-  mutating func store(_ slot: consuming Slot) {
-    top.insert(slot)
+    Frame.write(StoredValue(value), key: key, name: name, anchor: anchor, into: &own)
   }
 }

@@ -1,0 +1,345 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// Milieu's synchronization and thread primitives, and one of the three files of the core that
+// hold unsafe code (the others: `Values/Frame.swift` and `Tree/EnvironmentNode.swift`).
+//
+// What this file guarantees to the rest of the core, which uses only its safe surface:
+// - `Lock` and `VersionedLock` are the two lock types; their rules are stated on each, and debug
+//   builds count what each thread holds (`LockAudit`).
+// - `LazyReference` publishes an object once, with releasing ordering, and keeps it until its
+//   own end; a load is acquiring.
+// - `AtomicWord` holds a plain one-word value (no references) in an atomic.
+// - `ThreadSlot` is a word per thread; an object stored there is not retained, and whoever
+//   stores one restores the slot before the object can go.
+// - `uncheckedDowncast` states its precondition and checks it in debug builds.
+
+/// A mutual-exclusion lock around a value: `Synchronization.Mutex`, made visible to the thread
+/// sanitizer (see ``FencedMutex``), and counted by the debug lock audit.
+///
+/// Every module of Milieu uses it, so every lock in Milieu is checked the same way. It is public
+/// only as SPI (`@_spi(MilieuInternal) import Milieu`), which Milieu's modules and tests import
+/// and no client is meant to: not supported API. It must be public all the same, with `withLock`
+/// inlinable, because generic code of Milieu's modules that a client's compiler specializes (an
+/// `AlertHost`'s methods, say) can only inline a public lock.
+///
+/// ```swift
+/// final class Counter: Sendable {
+///   private let count = Lock(0)
+///   func increment() { count.withLock { $0 += 1 } }
+/// }
+/// ```
+@_spi(MilieuInternal) public struct Lock<Value>: ~Copyable, Sendable {
+  @usableFromInline let guarded: FencedMutex<Value>
+  /// Whether debug builds count this lock among the ones no caller's code may run under.
+  @usableFromInline let isAudited: Bool
+
+  /// Creates a lock around an initial value.
+  ///
+  /// - Parameters:
+  ///   - initialValue: The value the lock guards.
+  ///   - audited: Whether debug builds check that no code a caller passed in runs under this
+  ///     lock (see `LockAudit`): true for every lock of Milieu's own; a test that calls Milieu
+  ///     while it holds a lock of its own passes false.
+  public init(_ initialValue: consuming sending Value, audited: Bool = true) {
+    guarded = FencedMutex(initialValue)
+    isAudited = audited
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  ///
+  /// Keep `body` short: never call code you do not control, wait, or take a lock that code
+  /// holding this one's might also want.
+  ///
+  /// - Parameter body: Reads or changes the value.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  public borrowing func withLock<Result, Failure: Error>(
+    _ body: (inout sending Value) throws(Failure) -> sending Result
+  ) throws(Failure) -> sending Result {
+    try guarded.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
+      if isAudited { LockAudit.acquired() }
+      defer { if isAudited { LockAudit.released() } }
+      return try body(&value)
+    }
+  }
+}
+
+/// `Synchronization.Mutex` with a fence the thread sanitizer sees: what ``Lock`` is made of,
+/// and what Milieu's inlinable code locks with, which cannot use ``Lock`` because it is SPI.
+///
+/// On Linux, `Mutex` sleeps and wakes in the toolchain's uninstrumented code, so the thread
+/// sanitizer misses the ordering it establishes between two critical sections and reports false
+/// races. Each critical section here also loads an atomic flag with acquiring ordering on entry
+/// and stores it with releasing ordering on exit. Those two atomics are compiled into the caller,
+/// so the sanitizer sees them and learns the order; the mutex alone provides the exclusion.
+/// Outside the sanitizer they cost a plain load and store.
+@usableFromInline
+struct FencedMutex<Value>: ~Copyable, Sendable {
+  @usableFromInline let mutex: Mutex<Value>
+  @usableFromInline let fence = Atomic<UInt8>(0)
+
+  @usableFromInline
+  init(_ initialValue: consuming sending Value) {
+    mutex = Mutex(initialValue)
+  }
+
+  @inlinable
+  borrowing func withLock<Result, Failure: Error>(
+    _ body: (inout sending Value) throws(Failure) -> sending Result
+  ) throws(Failure) -> sending Result {
+    try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
+      _ = fence.load(ordering: .acquiring)
+      defer { fence.store(0, ordering: .releasing) }
+      return try body(&value)
+    }
+  }
+}
+
+/// Milieu's spin lock: a lock and a version in one atomic word, for a node's state, whose
+/// critical sections are a few loads and stores on the paths every read takes.
+///
+/// Anything that may hold a lock longer, or whose waiters should sleep, takes ``Lock``. Under
+/// either, run no code a caller passed in, and release nothing that might hold a value; debug
+/// builds check both (``LockAudit``).
+///
+/// The low bit says whether the lock is held; the bits above are the version, which counts the
+/// writes that have reached a node, below the node's depth in the top 24 bits. A write bumps the
+/// version as it releases the lock, so a reader that loads a version, reads through the node, and
+/// finds the same version afterwards saw no write in between; an ``Environment`` wrapper keeps
+/// its cached value exactly as long as the version of its node stays the one it was read at.
+///
+/// Acquiring is one compare-and-exchange; a waiter spins on a plain load, then yields its thread
+/// once it has spun for a while. The thread sanitizer sees the lock, because it is made of atomics
+/// compiled into the caller.
+@usableFromInline
+struct VersionedLock: ~Copyable, Sendable {
+  @usableFromInline let word: Atomic<UInt64>
+
+  /// The depths the word can tell apart, 16,777,215; deeper nodes read as this deep.
+  static let maximumDepth: UInt32 = (1 << 24) - 1
+
+  @usableFromInline
+  init(depth: UInt32 = 0) {
+    word = Atomic(2 | UInt64(min(depth, Self.maximumDepth)) << 40)
+  }
+
+  /// The depth of the node, as given when the lock was made.
+  var depth: UInt32 { UInt32(truncatingIfNeeded: word.load(ordering: .relaxed) >> 40) }
+
+  /// The version now, loaded with acquiring ordering: whatever the write that set it stored
+  /// before releasing the lock is visible after this load.
+  @inlinable var version: UInt64 { word.load(ordering: .acquiring) >> 1 }
+
+  /// Whether some thread holds the lock: for assertions.
+  var isHeld: Bool { word.load(ordering: .relaxed) & 1 == 1 }
+
+  /// Takes the lock; returns the version, which no write can change until ``unlock(bumping:)``.
+  @inlinable @inline(__always) @discardableResult
+  borrowing func lock() -> UInt64 {
+    let observed = word.load(ordering: .relaxed)
+    if observed & 1 == 0,
+      word.compareExchange(
+        expected: observed, desired: observed | 1, successOrdering: .acquiring,
+        failureOrdering: .relaxed
+      ).exchanged
+    {
+      LockAudit.acquired()
+      return observed >> 1
+    }
+    return lockContended()
+  }
+
+  /// Waits for the lock: spins on a plain load, then yields the thread between attempts.
+  @usableFromInline @inline(never)
+  borrowing func lockContended() -> UInt64 {
+    var observed = word.load(ordering: .relaxed)
+    var attempts = 0
+    while true {
+      if observed & 1 == 0 {
+        let (exchanged, original) = word.compareExchange(
+          expected: observed, desired: observed | 1, successOrdering: .acquiring,
+          failureOrdering: .relaxed)
+        if exchanged {
+          LockAudit.acquired()
+          return observed >> 1
+        }
+        observed = original
+        continue
+      }
+      attempts += 1
+      if attempts > 64 { sched_yield() }
+      observed = word.load(ordering: .relaxed)
+    }
+  }
+
+  /// Releases the lock, bumping the version if a write reached the node meanwhile.
+  @inlinable @inline(__always)
+  borrowing func unlock(bumping: Bool = false) {
+    LockAudit.released()
+    // Only the holder changes the word while the lock is held.
+    let held = word.load(ordering: .relaxed)
+    word.store((held & ~1) &+ (bumping ? 2 : 0), ordering: .releasing)
+  }
+}
+
+/// A reference set at most once, then read with one atomic load: what
+/// `Synchronization.AtomicLazyReference` does, compiled into the caller.
+///
+/// The word is the object's address itself, retained while stored, so the leak sanitizer
+/// recognises it as a pointer.
+@usableFromInline
+struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
+  @usableFromInline let address = Atomic<UInt>(0)
+
+  @usableFromInline
+  init() {}
+
+  deinit {
+    if let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) {
+      Unmanaged<Instance>.fromOpaque(pointer).release()
+    }
+  }
+
+  /// The instance, if one was stored.
+  @inlinable @inline(__always)
+  func load() -> Instance? {
+    guard let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) else {
+      return nil
+    }
+    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
+  }
+
+  /// Runs `body` with the instance, if one was stored, without retaining it: this reference
+  /// holds it for as long as the reference lives.
+  @inlinable @inline(__always)
+  func withLoaded<Result>(_ body: (Instance?) -> Result) -> Result {
+    guard let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) else {
+      return body(nil)
+    }
+    return Unmanaged<Instance>.fromOpaque(pointer)._withUnsafeGuaranteedRef { body($0) }
+  }
+
+  /// Stores `instance` unless an instance is stored already; returns the one stored.
+  @inlinable @discardableResult
+  func storeIfNil(_ instance: Instance) -> Instance {
+    let retained = Unmanaged.passRetained(instance)
+    let (exchanged, original) = address.compareExchange(
+      expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
+      ordering: .acquiringAndReleasing)
+    if exchanged { return instance }
+    retained.release()
+    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return instance }
+    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
+  }
+}
+
+/// A plain value of one word or less (an `Int`, a `Bool`, a `Double`, an enum without
+/// payloads) held in an atomic, so that threads read it without a lock.
+///
+/// `Value` must hold no reference and fit in a word; ``fits`` says whether it does, and the
+/// initializer checks it.
+@usableFromInline
+struct AtomicWord<Value>: ~Copyable, Sendable {
+  @usableFromInline let bits = Atomic<UInt64>(0)
+
+  /// Whether `Value` can be held: plain bits, one word or less.
+  @inlinable static var fits: Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+  }
+
+  @inlinable
+  init() {
+    precondition(Self.fits, "AtomicWord holds plain values of one word or less")
+  }
+
+  /// The value last stored, loaded with relaxed ordering; meaningless before the first store.
+  @inlinable @inline(__always)
+  func load() -> Value {
+    let word = bits.load(ordering: .relaxed)
+    return withUnsafeBytes(of: word) { $0.loadUnaligned(as: Value.self) }
+  }
+
+  /// Stores a value with relaxed ordering.
+  @inlinable @inline(__always)
+  func store(_ value: Value) {
+    var word: UInt64 = 0
+    withUnsafeMutableBytes(of: &word) { $0.storeBytes(of: value, as: Value.self) }
+    bits.store(word, ordering: .relaxed)
+  }
+}
+
+/// A word per thread: thread-specific storage under one key.
+final class ThreadSlot: Sendable {
+  private let key: pthread_key_t
+
+  init() {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    self.key = key
+  }
+
+  /// This thread's word; 0 until it stores one.
+  var word: Int {
+    get { pthread_getspecific(key).map { Int(bitPattern: $0) } ?? 0 }
+    set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+  }
+
+  /// The object this thread stored, unretained; `nil` if none.
+  func object<Object: AnyObject>(as _: Object.Type) -> Object? {
+    pthread_getspecific(key).map { Unmanaged<Object>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  /// Stores an object for this thread, unretained: the caller keeps it alive, and stores what
+  /// was there before again, before it lets the object go.
+  func store(_ object: AnyObject?) {
+    pthread_setspecific(key, object.map { Unmanaged.passUnretained($0).toOpaque() })
+  }
+}
+
+/// An identifier of the calling thread, to tell which thread builds a value.
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
+}
+
+/// `object` as a `Target`, which it must be: checked in debug builds, assumed in optimized ones,
+/// where a class cast would cost more than the rest of a cached read.
+@usableFromInline @inline(__always)
+func uncheckedDowncast<Target: AnyObject>(_ object: AnyObject, to _: Target.Type) -> Target {
+  assert(object is Target, "\(type(of: object)) is not a \(Target.self)")
+  return unsafeDowncast(object, to: Target.self)
+}
+
+/// The value a task-local of an optional reference holds in the current task or thread: what
+/// `TaskLocal.get` returns, read without its generic copy.
+///
+/// `TaskLocal.get` is not inlinable, so it copies the value out through its type's value
+/// witnesses; the runtime function it calls hands back the address of the value, or `nil`
+/// outside any scope, and loading an optional reference from there is one load and a retain.
+/// The key of a task-local is the address of its `TaskLocal` object, as `get` passes it.
+func taskLocalReference<Object: AnyObject>(_ local: TaskLocal<Object?>) -> Object? {
+  let key = UnsafeRawPointer(Unmanaged.passUnretained(local).toOpaque())
+  return taskLocalValue(forKey: key)?.load(as: Object?.self)
+}
+
+/// The address of the value a task-local holds in the current task or thread, `nil` where no
+/// scope binds it: the Swift runtime's entry point behind `TaskLocal.get`.
+@_silgen_name("swift_task_localValueGet")
+private func taskLocalValue(forKey key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
+
+/// Writes `text` to standard error in one call.
+func writeToStandardError(_ text: String) {
+  _ = text.utf8CString.withUnsafeBufferPointer { buffer in
+    write(2, buffer.baseAddress, buffer.count - 1)
+  }
+}

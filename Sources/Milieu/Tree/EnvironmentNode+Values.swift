@@ -1,0 +1,221 @@
+import Synchronization
+
+extension EnvironmentNode {
+  /// Creates a root node.
+  ///
+  /// ```swift
+  /// let app = EnvironmentNode("app")
+  /// ```
+  ///
+  /// - Parameter name: A name for diagnostics: explanations and tree dumps show it.
+  public convenience init(_ name: String? = nil) {
+    self.init(name: name, parent: nil, own: nil, depth: 0)
+  }
+
+  /// Creates a child that inherits this node's values, with overrides of its own.
+  ///
+  /// ```swift
+  /// let sheet = app.child("sheet") { values in
+  ///   values.retries = 0
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: A name for diagnostics.
+  ///   - fileID: The file recorded as the origin of the overrides; leave the default.
+  ///   - line: The line recorded as the origin of the overrides; leave the default.
+  ///   - configure: Sets the child's overrides. What it writes is overridden on the child;
+  ///     what it only reads is not.
+  /// - Returns: The new child. The parent does not retain it.
+  public func child(
+    _ name: String? = nil, fileID: String = #fileID, line: UInt = #line,
+    _ configure: (inout EnvironmentValues) -> Void = { _ in }
+  ) -> EnvironmentNode {
+    // The overrides are written before the child is in the tree, so nobody can see it half-made
+    // and making it stales no cache. It starts resolved against what this node's children see,
+    // unless a write reached this node while the closure ran.
+    let version = lock.version
+    let view = viewForChildren()
+    var scratch = EnvironmentValues(own: nil, base: view)
+    configure(&scratch)
+    let own = Self.adopt(&scratch)
+    own?.stampOrigins(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0)) {
+      _, _ in true
+    }
+    own?.freeze(depth: depth + 1)
+    if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
+    let child = EnvironmentNode(name: name, parent: self, own: own, depth: depth + 1)
+    link(child, resolved: view, ifVersionIs: version)
+    return child
+  }
+
+  /// The own frame of a node whose values were written to `values`, made over `view`: the frame
+  /// written, unshared, or, when code assigned other values whole, their own writes.
+  private static func adopt(_ values: inout EnvironmentValues) -> Frame? {
+    guard var own = values.own.take() else { return nil }
+    if own.isFrozen || !own.isUnique() {
+      own = own.copy(minimumCapacity: own.count)
+    }
+    return own
+  }
+
+  /// Whether a node deeper than ``VersionedLock/maximumDepth`` was made, and reported.
+  private static let reportedDepthLimit = Atomic<Bool>(false)
+
+  /// Reports, once per process, a node deeper than the depths Milieu tells apart.
+  private func reportDepthLimit(fileID: String, line: UInt) {
+    guard !Self.reportedDepthLimit.exchange(true, ordering: .relaxed) else { return }
+    self[\.issueReporter].report(
+      EnvironmentIssue(
+        "a node \(VersionedLock.maximumDepth + 1) levels deep was made: nodes this deep all "
+          + "count as \(VersionedLock.maximumDepth) deep. Every value still reads right, but a "
+          + "derived value built from values set below this depth may be built more often and "
+          + "kept longer than its node. Fix: make the tree shallower, for example by hanging "
+          + "repeated children off one parent instead of each off the last.",
+        at: CallSite(fileID: fileID, filePath: fileID, line: line, column: 0)))
+  }
+
+  // MARK: Reading
+
+  /// The values this node sees: its own overrides over everything its ancestors provide.
+  ///
+  /// The result is a consistent snapshot: a write that sets several values at once is seen
+  /// whole or not at all.
+  ///
+  /// ```swift
+  /// let values = request.values
+  /// print(values.retries, values.timeout)
+  /// ```
+  public var values: EnvironmentValues {
+    while true {
+      if let values = withLockedState({ state, _ in state.values }) { return values }
+      resolve()
+    }
+  }
+
+  /// Reads one value as this node sees it.
+  ///
+  /// ```swift
+  /// let retries = request[\.retries]
+  /// ```
+  ///
+  /// - Parameter keyPath: The value to read.
+  @inlinable
+  public subscript<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> Value {
+    values[keyPath: keyPath]
+  }
+
+  // MARK: Writing
+
+  /// Overrides one value for this node and its subtree.
+  ///
+  /// ```swift
+  /// app.set(\.retries, to: 5)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - keyPath: The value to override.
+  ///   - value: The new value.
+  ///   - fileID: The file recorded as the override's origin; leave the default.
+  ///   - line: The line recorded as the override's origin; leave the default.
+  @inlinable
+  public func set<Value: Sendable>(
+    _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
+    fileID: String = #fileID, line: UInt = #line
+  ) {
+    update(fileID: fileID, line: line) { $0[keyPath: keyPath] = value }
+  }
+
+  /// Overrides several values at once, as one write that readers see whole or not at all.
+  ///
+  /// The closure starts from the values the node sees now. Every value it writes becomes an
+  /// override of this node; values it only reads stay as they are. The closure runs without
+  /// any lock held, so two concurrent updates that read and then write the same value can
+  /// overwrite each other.
+  ///
+  /// ```swift
+  /// node.update { values in
+  ///   values.host = "db.internal"
+  ///   values.port = 5432
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - fileID: The file recorded as the origin of the overrides; leave the default.
+  ///   - line: The line recorded as the origin of the overrides; leave the default.
+  ///   - body: Writes the overrides.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws; then nothing is written.
+  @discardableResult
+  public func update<Result, Failure: Error>(
+    fileID: String = #fileID, line: UInt = #line,
+    _ body: (inout EnvironmentValues) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let (seen, _) = writableValues()
+    var scratch = seen
+    let result = try body(&scratch)
+    guard let written = scratch.own, written !== seen.own else { return result }
+    // Code that assigned other values whole wrote their own values too: values whose own frame
+    // is not the one written here, made from the node's.
+    let isWritten = !written.isFrozen && (seen.own.map(written.isCopy(of:)) ?? !written.isCopy)
+    let isWhole = scratch.base !== seen.base || !isWritten
+    let first = written.firstStamp
+    let replaced = { Set(written.newWrites.map { seen.stamped($0.key) }) }
+    write(
+      replacing: replaced,
+      changing: { own, serial in
+        let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
+        let frame: Frame
+        if !isWhole, own === seen.own {
+          frame = written
+          frame.stampOrigins(origin) { $1 >= first }
+        } else {
+          // Another write reached the node since it was read, or the values were assigned
+          // whole: lay what this one wrote over the node's own values as they are now.
+          let keys = Set((isWhole ? written.infos.map(\.key) : written.newWrites.map(\.key)))
+          frame = Frame.merged(own, with: written, keys: keys)
+          frame.stampOrigins(origin) { key, _ in keys.contains(key) }
+        }
+        frame.freeze(depth: depth)
+        return .some(frame)
+      })
+    return result
+  }
+
+  /// Removes this node's override of a value, so the node sees what its parent sees again.
+  ///
+  /// ```swift
+  /// request.removeOverride(\.retries)
+  /// ```
+  ///
+  /// - Parameter keyPath: The value whose override to remove.
+  public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
+    let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
+    var removed: Set<Stamped> = []
+    write(
+      replacing: { removed },
+      changing: { own, _ in
+        guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
+        removed = Set(
+          own.infos.filter { keys.contains($0.key) }.map { Stamped(key: $0.key, stamp: $0.stamp) })
+        return .some(own.removing(keys))
+      })
+  }
+
+  /// Reads a key path from `values` and records what it read: the keys, with the slots they
+  /// were found in, and what the layers above attached (the kept derived values it read).
+  static func record<Value>(
+    _ keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
+  ) -> (value: Value, reads: [ReadRecorder.Read], attachments: [any AnyObject & Sendable]) {
+    var probe = values
+    let recorder = ReadRecorder()
+    probe.recorder = recorder
+    let value = probe[keyPath: keyPath]
+    return (value, recorder.takeReads(), recorder.takeAttachments())
+  }
+
+  /// The name diagnostics show for a node.
+  static func displayName(_ name: String?) -> String {
+    name.map { "node \"\($0)\"" } ?? "an unnamed node"
+  }
+}
