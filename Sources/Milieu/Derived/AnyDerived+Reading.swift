@@ -13,6 +13,11 @@ extension AnyDerived {
       else { return nil }
       return cell
     case .onePerInputs:
+      if let cell = firstAnchor.withLoaded({
+        $0.flatMap { currentCell(in: values, anchor: $0.key) }
+      }) {
+        return cell
+      }
       return withLearned { currentCell(in: values, anchors: $0.anchors) }
     }
   }
@@ -22,13 +27,19 @@ extension AnyDerived {
     -> DerivedCell?
   {
     for anchor in anchors {
-      guard let (frame, position) = values.record(for: anchor),
-        let cell = DerivedCellTable.of(frame.home(at: position), creating: false)?.cell(for: self),
-        cell.isCurrent(in: values)
-      else { continue }
-      return cell
+      if let cell = currentCell(in: values, anchor: anchor) { return cell }
     }
     guard let cell = processCell.withLock({ $0 }), cell.isCurrent(in: values) else { return nil }
+    return cell
+  }
+
+  /// The current cell for `values` kept with the frame of `anchor`'s write, if any.
+  private func currentCell(in values: EnvironmentValues, anchor: ObjectIdentifier)
+    -> DerivedCell?
+  {
+    guard let cell = DerivedCellTable.ofHome(of: anchor, in: values)?.cell(for: self),
+      cell.isCurrent(in: values)
+    else { return nil }
     return cell
   }
 
@@ -248,7 +259,7 @@ extension AnyDerived {
     var nearest: (write: Stamped, depth: UInt32)?
     for read in reads {
       var key = read.key
-      if read.detail != nil, values.record(for: read.key) == nil {
+      if read.hasDetail, !values.hasRecord(for: read.key) {
         guard let anchor = dependencies.first(where: { $0.derivation.key == read.key })?.anchor
         else { continue }
         key = anchor.key

@@ -33,8 +33,11 @@ final class AnyDerived: Sendable {
   let fallback: StoredValue?
   /// The value built from defaults alone, or the one kept for the process.
   let processCell = Lock<DerivedCell?>(nil)
-  /// The first list of learned keys; see ``learned``.
+  /// The first list of learned keys; see ``withLearned(_:)``.
   private let firstKeys = KeyList([], known: [])
+  /// The first key a kept value was anchored by: most derived values are kept with one key's
+  /// writes, found with one atomic load.
+  let firstAnchor = LazyReference<AnchorKey>()
   /// The builds under way; guarded with every decision about builds, taken for lookups and
   /// stores only, never while a build runs or a reader waits.
   let claims = Lock<[DerivedBuild]>([])
@@ -73,10 +76,19 @@ final class AnyDerived: Sendable {
       var known = list.known
       for read in reads where known.insert(read.key).inserted { keys.append(read.key) }
       var anchors = list.anchors
-      if isNewAnchor, let anchor { anchors.append(anchor) }
+      if isNewAnchor, let anchor {
+        anchors.append(anchor)
+        firstAnchor.storeIfNil(AnchorKey(anchor))
+      }
       list.next.storeIfNil(KeyList(keys, known: known, anchors: anchors))
     }
   }
+}
+
+/// A key kept values are anchored by; see ``AnyDerived/firstAnchor``.
+final class AnchorKey: Sendable {
+  let key: ObjectIdentifier
+  init(_ key: ObjectIdentifier) { self.key = key }
 }
 
 /// An append-only list of keys; see ``AnyDerived/withLearned(_:)``.

@@ -78,14 +78,20 @@ final class DerivedCell: Sendable {
 
   /// Whether `values` sees every write and derived value this value was built from.
   func hasInputs(of values: EnvironmentValues) -> Bool {
-    for input in inputs where Self.stamp(of: input, in: values) != input.stamp { return false }
+    // By index, so that no input is copied out whole.
+    for index in inputs.indices {
+      let stamp =
+        inputs[index].hasDetail
+        ? Self.stamp(of: inputs[index], in: values) : values.stamp(of: inputs[index].key)
+      if stamp != inputs[index].stamp { return false }
+    }
     return true
   }
 
   /// The stamp `values` has for what `input` read: the write it finds, or for a derived value
   /// that none overrides, the value it would read now.
   static func stamp(of input: ReadRecorder.Read, in values: EnvironmentValues) -> UInt64 {
-    guard let detail = input.detail, values.record(for: input.key) == nil else {
+    guard let detail = input.detail, !values.hasRecord(for: input.key) else {
       return values.stamp(of: input.key)
     }
     return uncheckedDowncast(detail, to: AnyDerived.self).cachedCell(in: values)?.stamp ?? 0
@@ -108,6 +114,12 @@ final class DerivedCellTable: FrameAttachment {
 
   private func withLock<Result>(_ body: (inout [Entry], Void) -> Result) -> Result {
     cells.withLock { body(&$0, ()) }
+  }
+
+  /// The table attached to the own frame that holds the write a read of `key` in `values`
+  /// finds, if it has one.
+  static func ofHome(of key: ObjectIdentifier, in values: EnvironmentValues) -> DerivedCellTable? {
+    values.attachmentOfHome(of: key).map { uncheckedDowncast($0, to: DerivedCellTable.self) }
   }
 
   /// The table attached to `frame`, made if `create` and there is none.

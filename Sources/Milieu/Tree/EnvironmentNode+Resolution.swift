@@ -82,9 +82,7 @@ extension EnvironmentNode {
   /// Replaces the node's own frame and stales every cache in its subtree.
   ///
   /// `change` gets the own frame and the serial number of this write, and returns the new own
-  /// frame, or `.none` when the write changes nothing. `replaced` names the writes the new frame
-  /// replaces, each key with the stamp this node saw for it before: asked only if a derived
-  /// value was kept with a frame in the subtree.
+  /// frame, or `.none` when the write changes nothing.
   ///
   /// The node's lock is held from the change to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
@@ -93,10 +91,7 @@ extension EnvironmentNode {
   /// frame, with the values still current, so that the outdated ones go with the frames nobody
   /// reads any more. What the write replaces is released after every lock is let go: a value's
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(
-    replacing replaced: () -> Set<Stamped>,
-    changing change: (_ own: Frame?, _ serial: UInt64) -> Frame??
-  ) {
+  func write(_ change: (_ own: Frame?, _ serial: UInt64) -> Frame??) {
     var retired: [Frame] = []
     // The nodes whose change streams may see the write, listed only while some stream exists.
     var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
@@ -107,6 +102,10 @@ extension EnvironmentNode {
       return
     }
     state.own = new
+    // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
+    // derived value was kept with a frame in the subtree.
+    let inherited = state.resolved.map { old != nil && $0.top === old ? $0.base : $0 } ?? nil
+    let replaced = { Frame.replacedWrites(from: old, to: new, over: inherited) }
     if let resolved = state.resolved, old != nil, resolved.top === old {
       // The node's view goes; what it inherits stays, since its own write cannot change that.
       _ = state.setResolved(resolved.base ?? Frame.nothing)

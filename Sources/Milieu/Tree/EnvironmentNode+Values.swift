@@ -36,26 +36,32 @@ extension EnvironmentNode {
     // unless a write reached this node while the closure ran.
     let version = lock.version
     let view = viewForChildren()
-    var scratch = EnvironmentValues(own: nil, base: view)
+    let viewIdentity = view.identity
+    var scratch = EnvironmentValues(own: nil, base: consume view)
     configure(&scratch)
-    let own = Self.adopt(&scratch)
-    own?.stampOrigins(EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0)) {
-      _, _ in true
-    }
-    own?.freeze(depth: depth + 1)
+    let own = Self.adopt(
+      &scratch, origin: EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
+      depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
-    let child = EnvironmentNode(name: name, parent: self, own: own, depth: depth + 1)
-    link(child, resolved: view, ifVersionIs: version)
+    let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
+    // The view, taken back, unless the closure assigned other values whole.
+    let base = scratch.base.take()
+    link(child, resolved: base?.identity == viewIdentity ? base : nil, ifVersionIs: version)
     return child
   }
 
-  /// The own frame of a node whose values were written to `values`, made over `view`: the frame
-  /// written, unshared, or, when code assigned other values whole, their own writes.
-  private static func adopt(_ values: inout EnvironmentValues) -> Frame? {
+  /// The own frame of a new node at `depth` whose values were written to `values`, every
+  /// record set at `origin`: the frame written, or, when code assigned other values whole, a
+  /// copy of their own; frozen.
+  private static func adopt(
+    _ values: inout EnvironmentValues, origin: consuming EnvironmentOrigin, depth: UInt32
+  ) -> Frame? {
     guard var own = values.own.take() else { return nil }
     if own.isFrozen || !own.isUnique() {
       own = own.copy(minimumCapacity: own.count)
     }
+    own.stampOrigins(origin, since: 0)
+    own.freeze(depth: depth)
     return own
   }
 
@@ -151,34 +157,32 @@ extension EnvironmentNode {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let (seen, _) = writableValues()
-    var scratch = seen
+    var scratch = writableValues().values
+    let (seenOwn, seenBase) = (scratch.own?.identity, scratch.base?.identity)
     let result = try body(&scratch)
-    guard let written = scratch.own, written !== seen.own else { return result }
+    guard let written = scratch.own.take(), written.identity != seenOwn else { return result }
     // Code that assigned other values whole wrote their own values too: values whose own frame
-    // is not the one written here, made from the node's.
-    let isWritten = !written.isFrozen && (seen.own.map(written.isCopy(of:)) ?? !written.isCopy)
-    let isWhole = scratch.base !== seen.base || !isWritten
+    // is not one written here, made from the node's.
+    let isWritten =
+      !written.isFrozen && (seenOwn.map(written.isCopy(of:)) ?? !written.isCopy)
+    let isWhole = scratch.base?.identity != seenBase || !isWritten
     let first = written.firstStamp
-    let replaced = { Set(written.newWrites.map { seen.stamped($0.key) }) }
-    write(
-      replacing: replaced,
-      changing: { own, serial in
-        let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
-        let frame: Frame
-        if !isWhole, own === seen.own {
-          frame = written
-          frame.stampOrigins(origin) { $1 >= first }
-        } else {
-          // Another write reached the node since it was read, or the values were assigned
-          // whole: lay what this one wrote over the node's own values as they are now.
-          let keys = Set((isWhole ? written.infos.map(\.key) : written.newWrites.map(\.key)))
-          frame = Frame.merged(own, with: written, keys: keys)
-          frame.stampOrigins(origin) { key, _ in keys.contains(key) }
-        }
-        frame.freeze(depth: depth)
-        return .some(frame)
-      })
+    write { own, serial in
+      let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
+      let frame: Frame
+      if !isWhole, own?.identity == seenOwn {
+        frame = written
+        frame.stampOrigins(origin, since: first)
+      } else {
+        // Another write reached the node since it was read, or the values were assigned
+        // whole: lay what this one wrote over the node's own values as they are now.
+        let keys = Set((isWhole ? written.infos.map(\.key) : written.newWrites.map(\.key)))
+        frame = Frame.merged(own, with: written, keys: keys)
+        frame.stampOrigins(origin) { key, _ in keys.contains(key) }
+      }
+      frame.freeze(depth: depth)
+      return .some(frame)
+    }
     return result
   }
 
@@ -191,15 +195,10 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
-    var removed: Set<Stamped> = []
-    write(
-      replacing: { removed },
-      changing: { own, _ in
-        guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
-        removed = Set(
-          own.infos.filter { keys.contains($0.key) }.map { Stamped(key: $0.key, stamp: $0.stamp) })
-        return .some(own.removing(keys))
-      })
+    write { own, _ in
+      guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
+      return .some(own.removing(keys))
+    }
   }
 
   /// Reads a key path from `values` and records what it read: the keys, with the slots they

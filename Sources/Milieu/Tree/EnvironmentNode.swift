@@ -88,7 +88,7 @@ public final class EnvironmentNode: @unchecked Sendable {
     var resolved: Frame? { view.map { Frame(buffer: $0.takeUnretainedValue()) } }
 
     /// The view `link` holds, if it holds one.
-    private var view: Unmanaged<FrameBuffer>? {
+    fileprivate var view: Unmanaged<FrameBuffer>? {
       guard link & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: link) else { return nil }
       return Unmanaged.fromOpaque(pointer)
     }
@@ -97,6 +97,7 @@ public final class EnvironmentNode: @unchecked Sendable {
     /// and keeps where its values come from. Returns the frame it replaces, which the caller
     /// releases once no lock is held.
     mutating func setResolved(_ frame: Frame?) -> Frame? {
+      if frame == nil, view == nil { return nil }
       let above = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
       let replaced = view.map { Frame(buffer: $0.takeRetainedValue()) }
       if let frame {
@@ -137,26 +138,29 @@ public final class EnvironmentNode: @unchecked Sendable {
     /// The values a node with this state reads, if it is resolved: its own frame over what it
     /// inherits, or its view, which holds both. Retains only the frames the values hold.
     var values: EnvironmentValues? {
-      view?._withUnsafeGuaranteedRef { buffer in
-        let base = buffer === Frame.nothing.buffer ? nil : Frame(buffer: buffer)
-        guard let own, !Frame.isView(buffer, of: own) else {
-          return EnvironmentValues(own: nil, base: base)
-        }
-        return EnvironmentValues(own: own, base: base)
+      // Taken as a strong reference: the values keep the view.
+      guard let buffer = view?.takeUnretainedValue() else { return nil }
+      let base = Frame.isNothing(buffer) ? nil : Frame(buffer: buffer)
+      guard let own, !Frame.isView(buffer, of: own) else {
+        return EnvironmentValues(own: nil, base: base)
       }
+      return EnvironmentValues(own: own, base: base)
     }
 
     /// What the node's children see, if it needs no new view: what the node inherits, when it
     /// overrides nothing, or its own view.
     var viewForChildren: Frame? {
-      view?._withUnsafeGuaranteedRef { buffer in
-        guard let own, !Frame.isView(buffer, of: own) else { return Frame(buffer: buffer) }
-        return nil
-      }
+      guard let buffer = view?.takeUnretainedValue() else { return nil }
+      guard let own, !Frame.isView(buffer, of: own) else { return Frame(buffer: buffer) }
+      return nil
     }
 
     /// Whether `above` is `node`: compared without retaining either.
-    func isAbove(_ node: EnvironmentNode?) -> Bool { above === node }
+    func isAbove(_ node: EnvironmentNode?) -> Bool {
+      let word = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
+      return word & ~1 == node.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
+        ?? 0
+    }
 
     /// Whether the node has children.
     var hasChildren: Bool { firstChild != nil }
@@ -181,8 +185,9 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   deinit {
-    _ = state.setResolved(nil)
+    // Unlinked first: until then a write above may walk this node and take its view.
     if let parentReference { parentReference._withUnsafeGuaranteedRef { $0.unlink(self) } }
+    state.view?.release()
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
     Self.releaseAncestors(startingAt: parentReference)
   }
@@ -211,15 +216,18 @@ public final class EnvironmentNode: @unchecked Sendable {
 
   // MARK: Links
 
-  /// Puts a new child in this node's list and gives it where its values come from; gives it
-  /// `resolved`, what this node's children see as it was at `version`, if no write reached
-  /// this node since.
-  func link(_ child: EnvironmentNode, resolved: Frame, ifVersionIs version: UInt64) {
+  /// Puts a new child in this node's list and gives it where its values come from: `resolved`,
+  /// what this node's children see as it was at `version`, if no write reached this node since
+  /// (and it is given), else the ancestor it inherits from.
+  func link(_ child: EnvironmentNode, resolved: consuming Frame?, ifVersionIs version: UInt64) {
     let reference = Unmanaged.passUnretained(child)
     withLockedState { state, current in
       // Nobody else can see the child yet: its state needs no lock.
-      child.state.above = state.own == nil ? state.above : self
-      if current == version { _ = child.state.setResolved(resolved) }
+      if current == version, let resolved = resolved.take() {
+        _ = child.state.setResolved(resolved)
+      } else {
+        child.state.above = state.own == nil ? state.above : self
+      }
       child.nextSibling = state.firstChild
       state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
       state.firstChild = reference

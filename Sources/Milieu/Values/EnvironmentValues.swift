@@ -139,7 +139,18 @@ public struct EnvironmentValues: Sendable {
 
   /// The stamp of the write a read of `key` finds; 0 when it finds the key's default.
   func stamp(of key: ObjectIdentifier) -> UInt64 {
-    record(for: key).map { $0.frame.stamp(at: $0.position) } ?? 0
+    own?.stamp(of: key) ?? base?.stamp(of: key) ?? 0
+  }
+
+  /// Whether a read of `key` finds a write rather than the key's default.
+  func hasRecord(for key: ObjectIdentifier) -> Bool {
+    own?.position(of: key) != nil || base?.position(of: key) != nil
+  }
+
+  /// What the layer above attached to the own frame that holds the write a read of `key`
+  /// finds, if any.
+  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
+    own?.attachmentOfHome(of: key) ?? base?.attachmentOfHome(of: key)
   }
 
   /// `key` with the stamp of the write a read of it finds.

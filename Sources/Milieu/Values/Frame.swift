@@ -58,8 +58,15 @@ struct Frame: @unchecked Sendable {
   static let nothing: Frame = {
     let frame = make(capacity: 0)
     frame.freeze(depth: 0)
+    frame.buffer.withUnsafeMutablePointerToHeader { $0.pointee.isNothing = true }
     return frame
   }()
+
+  /// Whether `buffer` is ``nothing``'s, told from its header: `nothing` itself is a global
+  /// whose every access checks that it was made.
+  static func isNothing(_ buffer: FrameBuffer) -> Bool {
+    buffer.withUnsafeMutablePointerToHeader { $0.pointee.isNothing }
+  }
 
   /// Makes an empty, unfrozen frame with room for `capacity` records.
   static func make(capacity: Int) -> Frame {
@@ -168,12 +175,31 @@ struct Frame: @unchecked Sendable {
 
   /// The fields of the record at `position`, but its value.
   func info(at position: Int) -> RecordInfo {
-    buffer.withUnsafeMutablePointerToElements { records in
+    buffer.withUnsafeMutablePointers { header, records in
       let record = records + position
       return RecordInfo(
         key: record.pointee.key, name: record.pointee.name, stamp: record.pointee.stamp,
-        origin: record.pointee.origin, anchor: record.pointee.anchor)
+        origin: Self.origin(of: record, in: header), anchor: record.pointee.anchor)
     }
+  }
+
+  /// Where a record was written: its own origin, or, for a write made to this frame, the
+  /// frame's.
+  fileprivate static func origin(
+    of record: UnsafeMutablePointer<FrameRecord>, in header: UnsafeMutablePointer<FrameHeader>
+  ) -> EnvironmentOrigin? {
+    if let origin = record.pointee.origin { return origin }
+    let first = header.pointee.firstStamp
+    return first != 0 && record.pointee.stamp >= first ? header.pointee.origin : nil
+  }
+
+  /// A copy of the record at `position` of the frame these pointers are to, homed in `home`,
+  /// carrying its origin.
+  fileprivate static func copy(
+    _ position: Int, of header: UnsafeMutablePointer<FrameHeader>,
+    records: UnsafeMutablePointer<FrameRecord>, home: Unmanaged<FrameBuffer>?
+  ) -> FrameRecord {
+    records[position].copy(home: home, origin: origin(of: records + position, in: header))
   }
 
   /// The value of the record at `position`, type-erased, for diagnostics.
@@ -198,11 +224,12 @@ struct Frame: @unchecked Sendable {
   ) {
     // Taken out, so that this is the only reference if no one else holds the frame.
     var target = frame.take() ?? make(capacity: 4)
+    var existing = target.position(of: key)
     if !target.isUnique() || target.isFrozen {
-      target = target.copy(minimumCapacity: target.count + 1)
-    }
-    let existing = target.position(of: key)
-    if existing == nil, target.count == target.header(\.capacity) {
+      // A copy leaves the record written out: it is written after the others.
+      target = target.copy(minimumCapacity: target.count + 1, excluding: existing)
+      existing = nil
+    } else if existing == nil, target.count == target.header(\.capacity) {
       target = target.copy(minimumCapacity: target.count * 2)
     }
     target.put(value, key: key, name: name, anchor: anchor, at: existing)
@@ -244,16 +271,18 @@ struct Frame: @unchecked Sendable {
 
   /// A copy of this own frame, unfrozen and unshared, with room for `minimumCapacity` records
   /// (four at least). Its records are homed in it; it takes new stamps for what is written to it.
-  func copy(minimumCapacity: Int) -> Frame {
+  func copy(minimumCapacity: Int, excluding excluded: Int? = nil) -> Frame {
     let copy = Frame.make(capacity: max(4, minimumCapacity, count))
     copy.buffer.withUnsafeMutablePointers { header, records in
       header.pointee.copiedFrom = identity
-      buffer.withUnsafeMutablePointerToElements { source in
-        for position in 0..<count {
-          (records + position).initialize(to: source[position].copy(home: nil))
-          header.pointee.insert(source[position].key, at: position, records: records)
+      buffer.withUnsafeMutablePointers { sourceHeader, source in
+        for position in 0..<count where position != excluded {
+          let end = header.pointee.count
+          (records + end).initialize(
+            to: Self.copy(position, of: sourceHeader, records: source, home: nil))
+          header.pointee.count += 1
+          header.pointee.insert(source[position].key, at: end, records: records)
         }
-        header.pointee.count = count
       }
     }
     return copy
@@ -273,11 +302,65 @@ struct Frame: @unchecked Sendable {
     }
   }
 
+  /// Records where the records of this unique, unfrozen frame stamped `first` or later were
+  /// written: once, for the frame's own writes, when no record copied from elsewhere is among
+  /// them.
+  func stampOrigins(_ origin: EnvironmentOrigin, since first: UInt64) {
+    assert(!header(\.isFrozen), "a frozen frame is never written")
+    buffer.withUnsafeMutablePointers { header, records in
+      let own = header.pointee.firstStamp
+      if own != 0, first <= own, first == own || header.pointee.copiedFrom == nil {
+        header.pointee.origin = origin
+        return
+      }
+      for position in 0..<header.pointee.count where records[position].stamp >= first {
+        records[position].origin = origin
+      }
+    }
+  }
+
+  /// The writes that replacing own frame `old` with `new` replaces, each with the stamp a read
+  /// found before: `old`'s, or for a key `old` did not set, `inherited`'s (0 for its default).
+  static func replacedWrites(from old: Frame?, to new: Frame?, over inherited: Frame?)
+    -> Set<Stamped>
+  {
+    let before = { (key: ObjectIdentifier) in
+      Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
+    }
+    var replaced: Set<Stamped> = []
+    for info in old?.infos ?? [] where new?.stamp(of: info.key) != info.stamp {
+      replaced.insert(before(info.key))
+    }
+    for info in new?.infos ?? [] where old?.stamp(of: info.key) != info.stamp {
+      replaced.insert(before(info.key))
+    }
+    return replaced
+  }
+
+  /// The stamp of the record for `key`, if this frame has one.
+  func stamp(of key: ObjectIdentifier) -> UInt64? {
+    buffer.withUnsafeMutablePointers { header, records in
+      Self.position(of: key, header: header, records: records).map { records[$0].stamp }
+    }
+  }
+
+  /// What is attached to the own frame that holds the record for `key`, if this frame has the
+  /// record and that frame an attachment; found with no reference counted but the result's.
+  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
+    buffer.withUnsafeMutablePointers { header, records -> AnyObject? in
+      guard let position = Self.position(of: key, header: header, records: records) else {
+        return nil
+      }
+      guard let home = records[position].home else { return attachment }
+      return home._withUnsafeGuaranteedRef { Frame(buffer: $0).attachment }
+    }
+  }
+
   /// The first stamp this frame gave a write, 0 if none: what it copied from elsewhere is older.
   var firstStamp: UInt64 { header(\.firstStamp) }
 
-  /// Whether this frame was copied from `frame`.
-  func isCopy(of frame: Frame) -> Bool { header(\.copiedFrom) == frame.identity }
+  /// Whether this frame was copied from the frame with this identity.
+  func isCopy(of identity: ObjectIdentifier) -> Bool { header(\.copiedFrom) == identity }
 
   /// Whether this frame was copied from another.
   var isCopy: Bool { header(\.copiedFrom) != nil }
@@ -299,9 +382,9 @@ struct Frame: @unchecked Sendable {
     let merged =
       frame.map { $0.copy(minimumCapacity: $0.count + other.count) } ?? make(capacity: keys.count)
     merged.buffer.withUnsafeMutablePointers { header, records in
-      other.buffer.withUnsafeMutablePointerToElements { source in
+      other.buffer.withUnsafeMutablePointers { sourceHeader, source in
         for position in 0..<other.count where keys.contains(source[position].key) {
-          let record = source[position].copy(home: nil)
+          let record = Self.copy(position, of: sourceHeader, records: source, home: nil)
           if let existing = merged.position(of: record.key) {
             records[existing] = record
           } else {
@@ -341,9 +424,10 @@ struct Frame: @unchecked Sendable {
     guard !kept.isEmpty else { return nil }
     let frame = Frame.make(capacity: kept.count)
     frame.buffer.withUnsafeMutablePointers { header, records in
-      buffer.withUnsafeMutablePointerToElements { source in
+      buffer.withUnsafeMutablePointers { sourceHeader, source in
         for (position, sourcePosition) in kept.enumerated() {
-          (records + position).initialize(to: source[sourcePosition].copy(home: nil))
+          (records + position).initialize(
+            to: Self.copy(sourcePosition, of: sourceHeader, records: source, home: nil))
           header.pointee.insert(source[sourcePosition].key, at: position, records: records)
         }
         header.pointee.count = kept.count
@@ -360,18 +444,20 @@ struct Frame: @unchecked Sendable {
     let view = make(capacity: baseCount + top.count)
     view.buffer.withUnsafeMutablePointers { header, records in
       if let base {
-        base.buffer.withUnsafeMutablePointerToElements { source in
+        base.buffer.withUnsafeMutablePointers { sourceHeader, source in
           for position in 0..<baseCount {
-            (records + position).initialize(to: source[position].copy(home: source[position].home))
+            (records + position).initialize(
+              to: Self.copy(
+                position, of: sourceHeader, records: source, home: source[position].home))
             header.pointee.insert(source[position].key, at: position, records: records)
           }
         }
       }
       header.pointee.count = baseCount
       let home = Unmanaged.passUnretained(top.buffer)
-      top.buffer.withUnsafeMutablePointerToElements { source in
+      top.buffer.withUnsafeMutablePointers { sourceHeader, source in
         for position in 0..<top.count {
-          let record = source[position].copy(home: home)
+          let record = Self.copy(position, of: sourceHeader, records: source, home: home)
           if let existing = view.position(of: record.key) {
             records[existing] = record
           } else {
@@ -517,8 +603,12 @@ struct FrameHeader {
   var firstStamp: UInt64 = 0
   /// The frame this one was copied from: compared, never followed.
   var copiedFrom: ObjectIdentifier?
+  /// Where the writes made to this frame were written, for those of its records (stamped
+  /// `firstStamp` or later) that carry no origin of their own.
+  var origin: EnvironmentOrigin?
   var depth: UInt32 = .max
   var isFrozen = false
+  var isNothing = false
   /// The attachment's address, retained, accessed only atomically: see
   /// `Frame.withAttachmentWord(_:)`.
   fileprivate var attachmentWord: UInt = 0
@@ -610,8 +700,8 @@ struct FrameRecord: ~Copyable {
     self.value = value
   }
 
-  /// A copy with the given home.
-  func copy(home: Unmanaged<FrameBuffer>?) -> FrameRecord {
+  /// A copy with the given home and origin.
+  func copy(home: Unmanaged<FrameBuffer>?, origin: EnvironmentOrigin?) -> FrameRecord {
     FrameRecord(
       key: key, stamp: stamp, name: name, anchor: anchor, origin: origin, home: home,
       value: value.copy())

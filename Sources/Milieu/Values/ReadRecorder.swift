@@ -20,7 +20,23 @@ final class ReadRecorder: Sendable {
     var isInput = false
     /// What the layer that made the read attached to it: for a read of a derived value, its
     /// declaration.
-    var detail: (any AnyObject & Sendable)?
+    var detail: (any AnyObject & Sendable)? {
+      didSet { hasDetail = detail != nil }
+    }
+    /// Whether `detail` is set: checked without retaining it.
+    private(set) var hasDetail = false
+
+    init(
+      key: ObjectIdentifier, name: ValueName, stamp: UInt64, isInput: Bool = false,
+      detail: (any AnyObject & Sendable)? = nil
+    ) {
+      self.key = key
+      self.name = name
+      self.stamp = stamp
+      self.isInput = isInput
+      self.detail = detail
+      self.hasDetail = detail != nil
+    }
   }
 
   private struct State {
