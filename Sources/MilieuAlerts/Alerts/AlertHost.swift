@@ -35,12 +35,14 @@ extension PresentationHost where Item == AlertData {
     show(alert, resolution: Resolution(completion))
   }
 
-  /// The generic `show(_:resolution:from:)`, compiled here for alerts: a call from another
-  /// module (the recorder's) runs it specialized rather than look up type metadata throughout.
+  /// The generic `show(_:resolution:reportingTo:)`, compiled here for alerts: a call from
+  /// another module (the recorder's) runs it specialized rather than look up type metadata
+  /// throughout.
   package func show(
-    _ alert: AlertData, resolution: Resolution<AlertTap>?, from origin: EnvironmentNode? = nil
+    _ alert: AlertData, resolution: Resolution<AlertTap>?,
+    reportingTo reporter: IssueReporter? = nil
   ) {
-    show(item: alert, resolution: resolution, from: origin)
+    show(item: alert, resolution: resolution, reportingTo: reporter)
   }
 
   /// Dismisses the current alert without a tap, which runs its cancel button's action.
@@ -109,8 +111,8 @@ extension PresentationHost where Item == AlertData {
   /// ```
   ///
   /// Entered text that breaks a rule of ``AlertTextField`` — a control character, more than
-  /// 4,096 characters — is repaired and reported with the rule and the fix: through
-  /// ``issueReporter(for:)``, or for a host without a presenter, the current node's
+  /// 4,096 characters — is repaired and reported with the rule and the fix, through
+  /// ``issueReporter(for:)``: for a host without a presenter, the current node's
   /// `issueReporter`.
   ///
   /// - Parameters:
@@ -155,10 +157,7 @@ extension PresentationHost where Item == AlertData {
   ) throws(PresentationError) -> AlertTap {
     let index = try tap(of: button, in: alert).index
     guard
-      let tap = alert.tap(
-        ofButtonAt: index, texts: texts,
-        reportingTo: isHeadless
-          ? EnvironmentNode.current[\.issueReporter] : issueReporter(for: alert))
+      let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: issueReporter(for: alert))
     else {
       throw .invalidAnswer(
         "\(texts.count) text fields (it has \(alert.textFields.count))", item: alert.id,

@@ -23,9 +23,10 @@ struct PendingQueue<Element> {
   ///
   /// - Complexity: O(1) when the last element stays ahead (appending); otherwise O(*n*) in the
   ///   number of elements that the new one goes ahead of, plus the move.
-  mutating func insert(_ element: Element, behindLast staysAhead: (Element) -> Bool) {
+  mutating func insert(_ element: Element, behindLast staysAhead: (borrowing Element) -> Bool) {
     var index = storage.count
-    while index > head, let existing = storage[index - 1], !staysAhead(existing) {
+    // Looked at in place: copying each element out retained everything it holds.
+    while index > head, storage[index - 1].map(staysAhead) == false {
       index -= 1
     }
     if index == storage.count {
@@ -47,8 +48,7 @@ struct PendingQueue<Element> {
 
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
-    let element = storage[head]
-    storage[head] = nil
+    let element = storage[head].take()
     head += 1
     if head == storage.count {
       storage.removeAll(keepingCapacity: true)
@@ -58,15 +58,6 @@ struct PendingQueue<Element> {
       head = 0
     }
     return element
-  }
-
-  /// Changes the first element that matches, in place.
-  mutating func update(where matches: (Element) -> Bool, _ change: (inout Element) -> Void) {
-    guard let index = storage[head...].firstIndex(where: { $0.map(matches) ?? false }),
-      var element = storage[index]
-    else { return }
-    change(&element)
-    storage[index] = element
   }
 
   /// Removes and returns the first element that matches, keeping the order of the rest.

@@ -8,9 +8,25 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// Where items go. One object, so that copying an action (every `@Environment` read of one)
   /// retains one reference besides its node.
   let target: PresentationTarget<Item>
+  /// The node the action was read from through `@Environment`, if any, with its reporter.
+  private var binding: Binding?
+
+  /// The node an action is bound to, and that node's `issueReporter`, read when the action was
+  /// bound: a host keeps it with each item the action shows, for its presenter's reports. One
+  /// object, so that copying a bound action retains no more than copying an unbound one.
+  private final class Binding: Sendable {
+    let node: EnvironmentNode
+    let reporter: IssueReporter
+
+    init(_ node: EnvironmentNode) {
+      self.node = node
+      reporter = node[\.issueReporter]
+    }
+  }
+
   /// The node the action was read from through `@Environment`, if any: the action runs there,
   /// so that its issues go to that node's reporter and name that node.
-  package private(set) var node: EnvironmentNode?
+  package var node: EnvironmentNode? { binding?.node }
 
   /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
   /// resolves as ``DropReason/hostDeallocated``.
@@ -57,7 +73,7 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// This action, run in `node` whichever node is current when it is called.
   package func bound(to node: EnvironmentNode) -> Self {
     var bound = self
-    bound.node = node
+    bound.binding = Binding(node)
     return bound
   }
 
@@ -78,7 +94,7 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// Hands an item to the target, as shown from the action's node.
   package func deliver(_ item: Item, _ resolution: Resolution<Item.Answer>?) {
     if let host = target.host {
-      host.show(item, resolution: resolution, from: node)
+      host.show(item, resolution: resolution, reportingTo: binding?.reporter)
     } else if let deliver = target.deliver {
       guard let node else { return deliver(item, resolution) }
       node.withCurrent { deliver(item, resolution) }

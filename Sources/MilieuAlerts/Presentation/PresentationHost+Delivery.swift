@@ -14,8 +14,6 @@ extension PresentationHost {
     case cancelExpiry(Task<Void, Never>)
     /// A showing the host let go of under its lock, released by delivering this.
     case release(PresentationHost.Showing)
-    /// The reporter of an item that left the host, released the same way.
-    case releaseReporter(IssueReporter)
   }
 
   typealias Outcome = PresentationOutcome<Item.Answer>
@@ -47,19 +45,15 @@ extension PresentationHost {
 
   /// Ends a delivery that a caller started itself, presenting an item with no effect queued
   /// (``State/Admission/presentNow``): delivers what was queued meanwhile, if anything.
-  /// Returns whether the host holds the item `holding` names, as it was when the delivery
-  /// ended: for the caller that showed it, to keep its reporter.
-  func finishDelivering(holding id: PresentationID? = nil) -> Bool {
-    let (batch, isHeld) = state.withLock { state -> (Batch?, Bool) in
+  func finishDelivering() {
+    let batch = state.withLock { state -> Batch? in
       guard !state.effects.isEmpty else {
         state.isDelivering = false
-        return (nil, id.map { state.holds($0) } ?? false)
+        return nil
       }
-      return (state.takeEffects(), false)
+      return state.takeEffects()
     }
-    guard let (effects, subscribers) = batch else { return isHeld }
-    deliver(effects, to: subscribers)
-    return id.map { id in state.withLock { $0.holds(id) } } ?? false
+    if let (effects, subscribers) = batch { deliver(effects, to: subscribers) }
   }
 
   /// Runs a batch of effects, then each batch queued meanwhile, until none is left.
@@ -84,7 +78,7 @@ extension PresentationHost {
         case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
         case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)
         case .cancelExpiry(let task): task.cancel()
-        case .release, .releaseReporter: break
+        case .release: break
         }
       }
       if effects.capacity > Self.reusedEffectsCapacity { effects = [] }

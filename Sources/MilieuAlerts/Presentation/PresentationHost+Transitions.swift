@@ -23,9 +23,6 @@ extension PresentationHost {
     var nextSubscriber = 0
     /// The tasks that expire items with a lifetime, cancelled when the item resolves first.
     var expiries: [PresentationID: Task<Void, Never>] = [:]
-    /// The reporters of the items still held when the call that showed them returned; see
-    /// `PresentationHost.Showing.showingNode`.
-    var reporters: [PresentationID: IssueReporter] = [:]
   }
 
   /// What became of a showing the host was given.
@@ -41,10 +38,12 @@ extension PresentationHost {
 }
 
 extension PresentationHost.State {
-  /// Takes a new showing: makes it current, queues it, or drops it, by the policy.
+  /// Takes a new showing out of `showing`: makes it current, queues it, or drops it, by the
+  /// policy. Taken, so that it is moved, not copied, into the state.
   mutating func admit(
-    _ entry: PresentationHost.Showing, policy: PresentationPolicy
+    _ showing: inout PresentationHost.Showing?, policy: PresentationPolicy
   ) -> PresentationHost.Admission {
+    guard let entry = showing.take() else { preconditionFailure("a showing is admitted once") }
     let item = entry.item
     // One value shown twice would be two showings with one identity: an answer to either
     // would answer both.
@@ -56,17 +55,17 @@ extension PresentationHost.State {
       drop(entry, .duplicate(of: original))
       return .handled
     }
-    guard let shown = current else {
+    guard current != nil else {
       // The usual case, an idle host that nobody watches, skips the queue of effects: it would
       // hold only the presentation, for the caller to deliver at once.
       if !isDelivering, effects.isEmpty, subscribers.isEmpty, item.timedLifetime == nil {
         remember(item)
-        current = entry
+        current = consume entry
         isDelivering = true
         return .presentNow
       }
       post(.enqueued(item))
-      makeCurrent(entry)
+      makeCurrent(consume entry)
       return .handled
     }
     switch policy.whenBusy {
@@ -74,9 +73,11 @@ extension PresentationHost.State {
       drop(entry, .busy)
     case .replace:
       post(.enqueued(item))
-      takeDown(shown)
-      drop(shown, .replaced(by: item.id))
-      makeCurrent(entry)
+      if let shown = current {
+        takeDown(shown)
+        drop(shown, .replaced(by: item.id))
+      }
+      makeCurrent(consume entry)
     case .enqueue:
       let priority = item.priority
       if pending.count >= policy.maximumPending {
@@ -89,7 +90,7 @@ extension PresentationHost.State {
       }
       remember(item)
       // Behind every waiting item of the same or a higher priority: with one priority, the end.
-      pending.insert(entry) { $0.item.priority >= priority }
+      pending.insert(consume entry) { $0.item.priority >= priority }
       pendingIDs.insert(item.id)
       post(.enqueued(item))
     }
@@ -130,20 +131,27 @@ extension PresentationHost.State {
   mutating func takeAnswered(
     _ item: Item, with answer: Item.Answer?
   ) throws(PresentationError) -> PresentationHost.Showing {
-    guard let shown = current, shown.item.id == item.id else {
-      throw .notCurrent(item.id, title: item.title, current: current?.item.id)
+    // Taken out, not copied, and put back if the answer is refused.
+    guard let shown = current.take() else {
+      throw .notCurrent(item.id, title: item.title, current: nil)
+    }
+    guard shown.item.id == item.id else {
+      let id = shown.item.id
+      current = shown
+      throw .notCurrent(item.id, title: item.title, current: id)
     }
     // Checked in place: `if let` copied the answer out through its type's value witnesses.
     if answer.map(shown.item.isValid) == false {
+      current = shown
       throw .invalidAnswer("\(answer.map { "\($0)" } ?? "")", item: item.id, title: item.title)
     }
     // Marked under the lock, so that a cancellation cannot come between the answer and the
     // mark. If the awaiting task was cancelled first, the item is resolved already and its
     // withdrawal is on its way: the answer is refused, as it would be a moment later.
     if let resolution = shown.resolution, !resolution.markAnswered() {
+      current = shown
       throw .notCurrent(item.id, title: item.title, current: nil)
     }
-    current = nil
     forget(shown.item)
     stopExpiry(of: shown.item)
     post(answer.map { .answered(shown.item, $0) } ?? .dismissed(shown.item))
@@ -179,21 +187,22 @@ extension PresentationHost.State {
     if !subscribers.isEmpty { effects.append(.event(event())) }
   }
 
-  private mutating func makeCurrent(_ entry: PresentationHost.Showing) {
+  private mutating func makeCurrent(_ entry: consuming PresentationHost.Showing) {
     remember(entry.item)
-    show(entry)
+    show(consume entry)
   }
 
   private mutating func presentNext() {
     if let next = popFirstPending() { show(next) }
   }
 
-  private mutating func show(_ entry: PresentationHost.Showing) {
-    current = entry
-    post(.presented(entry.item))
-    effects.append(.present(entry.item))
-    if let lifetime = entry.item.timedLifetime {
-      effects.append(.expire(entry.item, after: lifetime))
+  private mutating func show(_ entry: consuming PresentationHost.Showing) {
+    let item = entry.item
+    current = consume entry
+    post(.presented(item))
+    effects.append(.present(item))
+    if let lifetime = item.timedLifetime {
+      effects.append(.expire(item, after: lifetime))
     }
   }
 
@@ -205,22 +214,8 @@ extension PresentationHost.State {
     effects.append(.release(entry))
   }
 
-  /// Whether the host holds an item: current or waiting.
-  func holds(_ id: PresentationID) -> Bool { isShownOrWaiting(id) }
-
-  /// Keeps the reporter of a held item, in place of the node its showing call held.
-  mutating func setReporter(_ reporter: IssueReporter, of id: PresentationID) {
-    if current?.item.id == id {
-      current?.showingNode = nil
-    } else if pendingIDs.contains(id) {
-      pending.update(where: { $0.item.id == id }, { $0.showingNode = nil })
-    } else {
-      return
-    }
-    reporters[id] = reporter
-  }
-
   /// Whether an item with this identity is current or waiting.
+  @inline(__always)
   private func isShownOrWaiting(_ id: PresentationID) -> Bool {
     current?.item.id == id || (!pendingIDs.isEmpty && pendingIDs.contains(id))
   }
@@ -236,12 +231,8 @@ extension PresentationHost.State {
     if let key = item.deduplicationKey, keys[key] == nil { keys[key] = item.id }
   }
 
-  /// Forgets what the host kept for an item that leaves it: its deduplication key, and its
-  /// reporter, which the effects release with no lock held.
+  /// Forgets the deduplication key of an item that leaves the host.
   private mutating func forget(_ item: Item) {
     if let key = item.deduplicationKey, keys[key] == item.id { keys[key] = nil }
-    if !reporters.isEmpty, let reporter = reporters.removeValue(forKey: item.id) {
-      effects.append(.releaseReporter(reporter))
-    }
   }
 }

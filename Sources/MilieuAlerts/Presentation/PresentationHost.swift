@@ -45,20 +45,11 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   struct Showing: Sendable {
     let item: Item
     let resolution: Resolution<Item.Answer>?
-    /// Where a presenter's reports about the item go, while the call that showed it runs: the
-    /// node it was shown from, unretained, since that call holds it; `nil` for the root, and
-    /// for a host without a presenter, which reports nothing about presenting. As that call
-    /// returns, if the host still holds the item, it keeps the node's reporter in
-    /// `State.reporters`. A host that held the node would keep alive, through items nobody
-    /// answers, the node that holds the host.
-    var showingNode: ShowingNode?
-  }
-
-  /// A node, unretained: valid while the call that showed an item runs, which holds it.
-  struct ShowingNode: @unchecked Sendable {
-    // @unchecked: used only while that call runs, on any thread; `show` drops it before it
-    // returns.
-    let node: Unmanaged<EnvironmentNode>
+    /// Where a presenter's reports about the item go: the `issueReporter` of the node it was
+    /// shown from, read when it was shown. `nil` for the root, whose reporter is read when a
+    /// presenter asks, and for a host without a presenter, which reports to the node of the
+    /// code that answers it.
+    let reporter: IssueReporter?
   }
 
   /// Creates a host.
@@ -108,23 +99,18 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// Where a presenter reports problems presenting an item: the `issueReporter` of the node the
   /// item was shown from, whichever thread the presenter runs on.
   ///
-  /// For an item the host no longer holds, or whose node is gone (the host does not keep it
-  /// alive), the current node's reporter.
+  /// For an item the host no longer holds, and for a host without a presenter, the current
+  /// node's reporter.
   ///
   /// - Parameter item: An item the host handed to its presenter.
   /// - Returns: The reporter.
   public func issueReporter(for item: Item) -> IssueReporter {
-    let held = state.withLock { state -> (entry: Showing, reporter: IssueReporter?)? in
-      let entry =
-        state.current?.item.id == item.id
+    let held = state.withLock { state in
+      state.current?.item.id == item.id
         ? state.current : state.pending.elements.first { $0.item.id == item.id }
-      return entry.map { ($0, state.reporters[item.id]) }
     }
-    if let reporter = held?.reporter { return reporter }
-    if let showing = held?.entry.showingNode {
-      return showing.node.takeUnretainedValue()[\.issueReporter]
-    }
-    return EnvironmentNode.current[\.issueReporter]
+    guard let held, !isHeadless else { return EnvironmentNode.current[\.issueReporter] }
+    return held.reporter ?? EnvironmentNode.root[\.issueReporter]
   }
 
   // MARK: Showing
@@ -149,49 +135,44 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     show(item, resolution: Resolution(completion))
   }
 
-  /// Shows an item for an action bound to `origin`, or, for `nil`, for the current node: the
-  /// node whose `issueReporter` hears of problems presenting the item.
+  /// Shows an item whose presenter's reports go to `reporter`: the `issueReporter` of the node
+  /// of the action that shows it, or for `nil`, of the current node.
   package func show(
-    _ item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode? = nil
+    _ item: Item, resolution: Resolution<Item.Answer>?, reportingTo reporter: IssueReporter? = nil
   ) {
-    show(item: item, resolution: resolution, from: origin)
+    show(item: item, resolution: resolution, reportingTo: reporter)
   }
 
-  /// `show(_:resolution:from:)` by another name, which the item-typed forms of it call.
-  func show(item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode?) {
-    // The node is read only for a presenter's reports, and its reporter only if the host still
-    // holds the item when this call returns: an alert answered at once costs neither.
-    let node = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
-    let entry = Showing(
-      item: item, resolution: resolution,
-      showingNode: node.map { ShowingNode(node: .passUnretained($0)) })
-    let isHeld: Bool
-    switch mutate({ $0.admit(entry, policy: policy) }) {
+  /// `show(_:resolution:reportingTo:)` by another name, which the item-typed forms of it call.
+  func show(
+    item: Item, resolution: Resolution<Item.Answer>?, reportingTo reporter: IssueReporter?
+  ) {
+    // Read here, on the thread and in the scope of the call, and kept with the item: a presenter
+    // may ask for it from any thread, after this call has returned. The root's is read only if
+    // a presenter asks.
+    var showing = Optional(
+      Showing(
+        item: item, resolution: resolution,
+        reporter: isHeadless ? nil : reporter ?? EnvironmentNode.scopedNode?[\.issueReporter]))
+    switch mutate({ $0.admit(&showing, policy: policy) }) {
     case .handled:
-      isHeld = !isHeadless && state.withLock { $0.holds(item.id) }
+      break
     case .shownAlready:
-      reportShownAlready(item, in: origin ?? EnvironmentNode.current)
-      isHeld = false
+      (reporter ?? EnvironmentNode.current[\.issueReporter]).report(shownAlreadyIssue(item))
     case .presentNow:
       assertNoMilieuLockHeld("a host calls its presenter")
       presenter.present(item, in: self)
-      isHeld = finishDelivering(holding: isHeadless ? nil : item.id)
+      finishDelivering()
     }
-    if isHeld {
-      let reporter = (node ?? EnvironmentNode.root).values.issueReporter
-      state.withLock { $0.setReporter(reporter, of: item.id) }
-    }
-    withExtendedLifetime(node) {}
   }
 
-  private func reportShownAlready(_ item: Item, in node: EnvironmentNode) {
-    node[\.issueReporter].report(
-      EnvironmentIssue(
-        "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
-          + "already shown or waiting in its host; showing the same value again is dropped as a "
-          + "duplicate of it, so that each showing is answered once. Fix: make a new "
-          + "\(Item.self) for each showing, or await the outcome of the first.",
-        at: item.callSiteForDiagnostics))
+  private func shownAlreadyIssue(_ item: Item) -> EnvironmentIssue {
+    EnvironmentIssue(
+      "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
+        + "already shown or waiting in its host; showing the same value again is dropped as a "
+        + "duplicate of it, so that each showing is answered once. Fix: make a new "
+        + "\(Item.self) for each showing, or await the outcome of the first.",
+      at: item.callSiteForDiagnostics)
   }
 
   /// Shows an item and waits for its outcome.
