@@ -1,19 +1,18 @@
 @_spi(MilieuInternal) import Milieu
 
-// Effect delivery: what a change of state leads to — presenting, withdrawing, resolving,
-// events, expiries — runs after the host's lock is released, in the order it was queued, on
-// the thread that caused it.
+// Effect delivery: what a change of state leads to runs after the host's lock is released.
+// Presenting, withdrawing, events and expiries run in the order they were queued, one thread at
+// a time: the thread that caused them, or the one delivering when they were queued. The
+// outcome of an item the change dropped is delivered by the thread that caused it, after that,
+// and never handed to another: user code that blocks there holds up nobody else's effects.
 
 extension PresentationHost {
   enum Effect: Sendable {
     case present(Item)
     case withdraw(Item)
-    case resolve(Resolution<Item.Answer>, Outcome)
     case event(PresentationEvent<Item>)
     case expire(Item, after: Duration)
     case cancelExpiry(Task<Void, Never>)
-    /// A showing the host let go of under its lock, released by delivering this.
-    case release(PresentationHost.Showing)
   }
 
   typealias Outcome = PresentationOutcome<Item.Answer>
@@ -24,7 +23,7 @@ extension PresentationHost {
   typealias Batch = (effects: [Effect], subscribers: [Subscriber])
 
   /// Changes the state under the lock, then delivers the effects it queued, in order, with no
-  /// lock held. If another call is already delivering, it delivers these too.
+  /// lock held; if another call is already delivering, that call delivers them.
   ///
   /// `body` throws only before it changes anything, so a throw leaves nothing to deliver: outside
   /// the lock, queued effects always have a call delivering them.
@@ -74,11 +73,9 @@ extension PresentationHost {
         switch consume effect {
         case .present(let item): presenter.present(item, in: self)
         case .withdraw(let item): presenter.withdraw(item, from: self)
-        case .resolve(let resolution, let outcome): resolution.resolve(outcome)
         case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
         case .expire(let item, let lifetime): scheduleExpiry(of: item, after: lifetime)
         case .cancelExpiry(let task): task.cancel()
-        case .release: break
         }
       }
       if effects.capacity > Self.reusedEffectsCapacity { effects = [] }

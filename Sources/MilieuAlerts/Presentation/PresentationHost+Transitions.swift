@@ -26,14 +26,16 @@ extension PresentationHost {
   }
 
   /// What became of a showing the host was given.
-  enum Admission: Equatable {
-    /// Shown, queued, or dropped by the policy.
+  enum Admission {
+    /// Shown or queued.
     case handled
-    /// Dropped because the same value is already current or waiting.
-    case shownAlready
     /// Made current while nothing else was to be delivered: the caller presents it, then
     /// delivers what was queued meanwhile (see `PresentationHost.finishDelivering()`).
     case presentNow
+    /// Shown or queued, or not, and a showing dropped for the reason given: the new one, or
+    /// the one it replaced or pushed out of a full queue. The caller resolves it, after its
+    /// effects; `.duplicate(of:)` its own identity means the same value is current or waiting.
+    case dropped(Showing, DropReason)
   }
 }
 
@@ -48,12 +50,10 @@ extension PresentationHost.State {
     // One value shown twice would be two showings with one identity: an answer to either
     // would answer both.
     if isShownOrWaiting(item.id) {
-      drop(entry, .duplicate(of: item.id))
-      return .shownAlready
+      return drop(entry, .duplicate(of: item.id))
     }
     if policy.deduplicates, let key = item.deduplicationKey, let original = keys[key] {
-      drop(entry, .duplicate(of: original))
-      return .handled
+      return drop(entry, .duplicate(of: original))
     }
     guard current != nil else {
       // The usual case, an idle host that nobody watches, skips the queue of effects: it would
@@ -70,31 +70,33 @@ extension PresentationHost.State {
     }
     switch policy.whenBusy {
     case .dropNew:
-      drop(entry, .busy)
+      return drop(entry, .busy)
     case .replace:
       post(.enqueued(item))
-      if let shown = current {
-        takeDown(shown)
-        drop(shown, .replaced(by: item.id))
+      var admission = PresentationHost.Admission.handled
+      if let replaced = current.take() {
+        takeDown(replaced.item)
+        admission = drop(replaced, .replaced(by: item.id))
       }
       makeCurrent(consume entry)
+      return admission
     case .enqueue:
       let priority = item.priority
+      var admission = PresentationHost.Admission.handled
       if pending.count >= policy.maximumPending {
         guard let overflowed = makeRoom(for: priority, overflow: policy.overflow) else {
-          drop(entry, .queueFull(limit: policy.maximumPending))
-          return .handled
+          return drop(entry, .queueFull(limit: policy.maximumPending))
         }
         forget(overflowed.item)
-        drop(overflowed, .queueFull(limit: policy.maximumPending))
+        admission = drop(overflowed, .queueFull(limit: policy.maximumPending))
       }
       remember(item)
       // Behind every waiting item of the same or a higher priority: with one priority, the end.
       pending.insert(consume entry) { $0.item.priority >= priority }
       pendingIDs.insert(item.id)
       post(.enqueued(item))
+      return admission
     }
-    return .handled
   }
 
   /// Takes out of a full queue the waiting item that the overflow rule drops for a newcomer of
@@ -160,25 +162,29 @@ extension PresentationHost.State {
   }
 
   /// Takes an item away, shown or waiting, as cancelled.
-  mutating func withdraw(_ id: PresentationID) {
-    if let shown = current, shown.item.id == id {
-      takeDown(shown)
-      drop(shown, .cancelled)
+  ///
+  /// - Returns: The showing taken away, for the caller to resolve after its effects.
+  mutating func withdraw(_ id: PresentationID) -> PresentationHost.Showing? {
+    if current?.item.id == id, let shown = current.take() {
+      takeDown(shown.item)
+      post(.dropped(shown.item, .cancelled))
       presentNext()
+      return shown
     } else if pendingIDs.remove(id) != nil,
       let waiting = pending.remove(where: { $0.item.id == id })
     {
       forget(waiting.item)
-      drop(waiting, .cancelled)
+      post(.dropped(waiting.item, .cancelled))
+      return waiting
     }
+    return nil
   }
 
-  /// Takes the current item off the screen without an answer.
-  private mutating func takeDown(_ shown: PresentationHost.Showing) {
-    current = nil
-    forget(shown.item)
-    stopExpiry(of: shown.item)
-    effects.append(.withdraw(shown.item))
+  /// Takes an item that was current off the screen without an answer.
+  private mutating func takeDown(_ item: Item) {
+    forget(item)
+    stopExpiry(of: item)
+    effects.append(.withdraw(item))
   }
 
   /// Queues an event, if anyone subscribes to events: with no subscriber, the event is not even
@@ -206,12 +212,12 @@ extension PresentationHost.State {
     }
   }
 
-  private mutating func drop(_ entry: PresentationHost.Showing, _ reason: DropReason) {
+  /// Tells of a showing dropped unanswered; the caller of the change resolves it.
+  private mutating func drop(
+    _ entry: PresentationHost.Showing, _ reason: DropReason
+  ) -> PresentationHost.Admission {
     post(.dropped(entry.item, reason))
-    if let resolution = entry.resolution { effects.append(.resolve(resolution, .dropped(reason))) }
-    // Released when the effects are delivered, with no lock held: the item may hold the last
-    // reference to what its actions captured.
-    effects.append(.release(entry))
+    return .dropped(entry, reason)
   }
 
   /// Whether an item with this identity is current or waiting.

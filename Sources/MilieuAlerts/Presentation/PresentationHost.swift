@@ -26,9 +26,12 @@
 /// including when the host is deallocated with items still waiting.
 ///
 /// The host never holds its lock while it runs user code, calls its presenter or delivers an
-/// outcome: those run afterwards, in order, on the thread that caused them. A presenter may
-/// therefore answer from inside ``Presenter/present(_:in:)``, and a button action that shows
-/// another item just queues it.
+/// outcome. It calls its presenter, and yields its events, one call at a time and in the order
+/// its state changed: on the thread whose call changed it, or, when another thread is making
+/// such a call at that moment, on that thread as soon as it returns. An outcome is delivered on
+/// the thread whose call resolved the item, after that call's presenter calls, and is never
+/// handed to another thread. A presenter may therefore answer from inside
+/// ``Presenter/present(_:in:)``, and a button action that shows another item just queues it.
 public final class PresentationHost<Item: Presentable>: Sendable {
   /// How a new item, a duplicate and a full queue are treated.
   public let policy: PresentationPolicy
@@ -157,12 +160,17 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     switch mutate({ $0.admit(&showing, policy: policy) }) {
     case .handled:
       break
-    case .shownAlready:
-      (reporter ?? EnvironmentNode.current[\.issueReporter]).report(shownAlreadyIssue(item))
     case .presentNow:
       assertNoMilieuLockHeld("a host calls its presenter")
       presenter.present(item, in: self)
       finishDelivering()
+    case .dropped(let dropped, let reason):
+      if reason == .duplicate(of: item.id) {
+        (reporter ?? EnvironmentNode.current[\.issueReporter]).report(shownAlreadyIssue(item))
+      }
+      // Resolved here, after the effects and with no lock held: the item may hold the last
+      // reference to what its actions captured, and its completion must hold up no other call.
+      dropped.resolution?.resolve(.dropped(reason))
     }
   }
 
@@ -271,7 +279,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ///
   /// - Parameter id: The item's identifier.
   public func withdraw(_ id: PresentationID) {
-    mutate { $0.withdraw(id) }
+    mutate { $0.withdraw(id) }?.resolution?.resolve(.dropped(.cancelled))
   }
 
   /// Makes the current item answered, then presents the next one; returns the showing and the

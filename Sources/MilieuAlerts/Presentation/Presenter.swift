@@ -5,7 +5,10 @@
 /// answers by calling the host: ``PresentationHost/answer(_:for:)`` or
 /// ``PresentationHost/dismiss(_:)-(Item)``, or for alerts ``PresentationHost/tap(_:of:)``, now or
 /// later, from any thread. The host never holds a lock while it calls its presenter, so a
-/// presenter may answer from inside ``present(_:in:)``. A presenter reports its problems with an
+/// presenter may answer from inside ``present(_:in:)``. It calls its presenter one call at a
+/// time, in the order its items changed: on the thread whose call changed them, or on a thread
+/// already calling the presenter, as soon as that call returns; so ``present(_:in:)`` must
+/// return at once. A presenter reports its problems with an
 /// item to ``PresentationHost/issueReporter(for:)``.
 ///
 /// ```swift

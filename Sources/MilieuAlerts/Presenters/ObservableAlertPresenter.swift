@@ -25,10 +25,12 @@ import Observation
 /// In SwiftUI, a view modifier of a few lines binds it to `.alert(_:isPresented:presenting:…)`:
 /// see <doc:PresentingAlertsInSwiftUI>. Every line of logic that binding calls is here.
 ///
-/// The host calls ``present(_:in:)`` and ``withdraw(_:from:)`` from whichever thread caused the
-/// change; the presenter takes them in the order they came and applies them on the main actor.
-/// An answer given on the main actor applies what it leads to before it returns, so after
-/// `tap`, ``alert`` is already the next alert or `nil`. Alerts from several hosts that share
+/// The host calls ``present(_:in:)`` and ``withdraw(_:from:)`` on any thread, one call at a
+/// time, in the order its alerts changed; the presenter takes them in the order they came and
+/// applies them on the main actor. An answer given on the main actor applies what it leads to
+/// before it returns — the host's next alert included, even while the host's call that
+/// presents it waits for another thread — so after `tap`, ``alert`` is already the next alert
+/// or `nil`. Alerts from several hosts that share
 /// one presenter take turns, one shown at a time.
 ///
 /// An answer to an alert that is no longer shown — answered already, replaced, withdrawn, or
@@ -72,6 +74,9 @@ public final class ObservableAlertPresenter: Presenter {
 
   /// The alerts hosts presented here, in the order they came; the first is ``alert``.
   @ObservationIgnored private var shown: [Showing] = []
+
+  /// The alerts shown here before their host's message came, whose message is to be skipped.
+  @ObservationIgnored private var presentedEarly: Set<PresentationID> = []
 
   /// What the hosts said, in order, until the main actor applies it.
   @ObservationIgnored private nonisolated let mailbox = Lock(Mailbox())
@@ -150,6 +155,14 @@ public final class ObservableAlertPresenter: Presenter {
       throw .notCurrent(id, title: title, current: current)
     }
     shown.removeFirst()
+    applyMessages()
+    // A host calls a presenter from one thread at a time, so the call that presents its next
+    // alert may be waiting for another thread to return from this presenter: that alert is
+    // current in the host already, and shown now; its message is skipped when it comes.
+    if let next = host.current, !shown.contains(where: { $0.alert.id == next.id }) {
+      shown.append(Showing(alert: next, host: host))
+      presentedEarly.insert(next.id)
+    }
   }
 
   // MARK: Presenter
@@ -213,6 +226,15 @@ public final class ObservableAlertPresenter: Presenter {
 
   /// Applies every message queued so far, in order, then publishes the first alert shown.
   private func drain() {
+    applyMessages()
+    let first = shown.first?.alert
+    guard first?.id != alert?.id else { return }
+    alert = first
+    textFields = first?.textFields ?? []
+  }
+
+  /// Applies every message queued so far, in order.
+  private func applyMessages() {
     let messages = mailbox.withLock { mailbox in
       mailbox.isDrainPending = false
       defer { mailbox.messages = [] }
@@ -221,14 +243,12 @@ public final class ObservableAlertPresenter: Presenter {
     for message in messages {
       switch message {
       case .present(let showing):
-        shown.append(showing)
+        if presentedEarly.isEmpty || presentedEarly.remove(showing.alert.id) == nil {
+          shown.append(showing)
+        }
       case .withdraw(let id):
         shown.removeAll { $0.alert.id == id }
       }
     }
-    let first = shown.first?.alert
-    guard first?.id != alert?.id else { return }
-    alert = first
-    textFields = first?.textFields ?? []
   }
 }
