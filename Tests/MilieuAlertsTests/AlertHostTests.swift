@@ -192,6 +192,19 @@ import Testing
     #expect(await action?.ask(title: "late") == .dropped(.hostDeallocated))
   }
 
+  /// A host freed with an alert up tells its presenter to take the alert away; the alerts that
+  /// were only waiting were never presented, so nothing withdraws them.
+  @Test func aHostFreedWithAnAlertUpWithdrawsIt() {
+    let presenter = RecordingPresenter<AlertData>()
+    var host: AlertHost? = AlertHost(presenter: presenter)
+    let outcomes = Outcomes()
+    host?.show(AlertData(title: "Shown")) { outcomes.append($0) }
+    host?.show(AlertData(title: "Waiting")) { outcomes.append($0) }
+    host = nil
+    #expect(presenter.entries == ["present Shown", "withdraw Shown"])
+    #expect(outcomes.all == [.dropped(.hostDeallocated), .dropped(.hostDeallocated)])
+  }
+
   @Test func cancellingAnAwaitingTaskWithdrawsItsAlert() async {
     let presenter = RecordingPresenter<AlertData>()
     let host = AlertHost(presenter: presenter)

@@ -214,7 +214,7 @@ enum Resolving: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var count = 0
     for await _ in events { count += 1 }
     #expect(count == 1)  // "Shown", dropped as the host went away
-    #expect(presenter.entries == ["present Shown"])
+    #expect(presenter.entries == ["present Shown", "withdraw Shown"])
   }
 
   // MARK: AlertRecorder

@@ -162,6 +162,24 @@ import Testing
     #expect(presenter.alert == nil)
   }
 
+  /// A host freed with its alert shown takes the alert away: the presenter shows the next
+  /// host's alert, which waited behind it, instead of the dead one.
+  @Test func aFreedHostsAlertGivesWayToTheNextHosts() async throws {
+    let presenter = ObservableAlertPresenter()
+    var sheet: AlertHost? = AlertHost(presenter: presenter)
+    let app = AlertHost(presenter: presenter)
+    let fromSheet = AlertData(title: "From the sheet")
+    let fromApp = AlertData(title: "From the app")
+    if let sheet { await show(fromSheet, in: sheet, to: presenter) }
+    app.show(fromApp)
+    let freed = ObservationWatch { _ = presenter.alert }
+    sheet = nil
+    await freed.changed()
+    #expect(presenter.alert?.id == fromApp.id)
+    try presenter.dismiss(fromApp)
+    #expect(presenter.alert == nil && app.current == nil)
+  }
+
   /// Another thread is inside the host, running the completion of an alert dropped as a
   /// duplicate, and stays there while the main actor taps: the tap still hands the presenter
   /// the next alert before it returns, rather than leave it to the busy thread.

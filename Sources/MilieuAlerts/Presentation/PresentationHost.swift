@@ -73,12 +73,19 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   }
 
   deinit {
-    let (entries, subscribers, expiries) = state.withLock { state in
+    let (shown, entries, subscribers, expiries) = state.withLock { state in
       var entries = state.pending.removeAll()
-      if let current = state.current.take() { entries.insert(current, at: 0) }
-      return (entries, state.subscribers.values, state.expiries.values)
+      let shown = state.current.take()
+      if let shown { entries.insert(shown, at: 0) }
+      return (shown, entries, state.subscribers.values, state.expiries.values)
     }
     for expiry in expiries { expiry.cancel() }
+    // The presenter takes the item away: a presenter that several hosts share would otherwise
+    // show it until someone answered it, and the other hosts' items would wait behind it.
+    if let shown, !isHeadless {
+      assertNoMilieuLockHeld("a host calls its presenter")
+      presenter.withdraw(shown.item, from: self)
+    }
     for entry in entries {
       for subscriber in subscribers { subscriber.yield(.dropped(entry.item, .hostDeallocated)) }
       entry.resolution?.resolve(.dropped(.hostDeallocated))

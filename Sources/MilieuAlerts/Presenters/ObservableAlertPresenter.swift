@@ -179,8 +179,8 @@ public final class ObservableAlertPresenter: Presenter {
     post(.present(Showing(alert: alert, host: host)))
   }
 
-  /// Takes away an alert its host no longer shows: replaced, or withdrawn because the task
-  /// awaiting it was cancelled.
+  /// Takes away an alert its host no longer shows: replaced, its host freed, or withdrawn
+  /// because the task awaiting it was cancelled.
   ///
   /// The host calls this, from any thread; you do not.
   ///
