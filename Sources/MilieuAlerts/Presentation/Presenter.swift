@@ -3,7 +3,7 @@
 /// A host calls ``present(_:in:)`` when an item becomes the one shown and ``withdraw(_:from:)``
 /// when it goes away without the presenter answering (replaced, cancelled, or its host freed).
 /// The presenter answers by calling the host: ``PresentationHost/answer(_:for:)`` or
-/// ``PresentationHost/dismiss(_:)-(Item)``, or for alerts ``PresentationHost/tap(_:of:)``, now or
+/// ``PresentationHost/dismiss(_:)``, or for alerts ``PresentationHost/tap(_:of:)``, now or
 /// later, from any thread. The host never holds a lock while it calls its presenter, so a
 /// presenter may answer from inside ``present(_:in:)``. It calls its presenter one call at a
 /// time, in the order its items changed: on the thread whose call changed them, or on a thread
