@@ -72,8 +72,9 @@ public final class ObservableAlertPresenter: Presenter {
   /// ```
   public var textFields: [AlertTextField] = []
 
-  /// The alerts hosts presented here, in the order they came; the first is ``alert``.
-  @ObservationIgnored private var shown: [Showing] = []
+  /// The alerts hosts presented here, taking turns in the order they came; the one whose turn
+  /// it is is ``alert``.
+  @ObservationIgnored private var shown = Turns<Showing>()
 
   /// The alerts shown here before their host's message came, whose message is to be skipped.
   @ObservationIgnored private var presentedEarly: Set<PresentationID> = []
@@ -135,7 +136,7 @@ public final class ObservableAlertPresenter: Presenter {
   private func answer(
     _ alert: AlertData, _ body: (AlertHost) throws(PresentationError) -> Void
   ) throws(PresentationError) {
-    guard let showing = shown.first, showing.alert.id == alert.id else {
+    guard let showing = shown.current, showing.alert.id == alert.id else {
       throw .notCurrent(alert.id, title: alert.title, current: self.alert?.id)
     }
     // What the host says while it takes the answer is applied below, before this returns, not
@@ -144,25 +145,31 @@ public final class ObservableAlertPresenter: Presenter {
     defer { drain() }
     guard let host = showing.host else {
       // Its host is gone, and every alert of it dropped: nobody will take the answer.
-      shown.removeFirst()
+      passTurn()
       throw .notCurrent(alert.id, title: alert.title, current: nil)
     }
     do {
       try body(host)
     } catch .notCurrent(let id, let title, let current) {
       // The host moved on without telling (its alert was answered through the host itself).
-      shown.removeFirst()
+      passTurn()
       throw .notCurrent(id, title: title, current: current)
     }
-    shown.removeFirst()
+    passTurn()
     applyMessages()
     // A host calls a presenter from one thread at a time, so the call that presents its next
     // alert may be waiting for another thread to return from this presenter: that alert is
     // current in the host already, and shown now; its message is skipped when it comes.
-    if let next = host.current, !shown.contains(where: { $0.alert.id == next.id }) {
-      shown.append(Showing(alert: next, host: host))
+    if let next = host.current, !shown.contains(next.id) {
+      shown.add(Showing(alert: next, host: host))
       presentedEarly.insert(next.id)
     }
+  }
+
+  /// Ends the turn of the alert shown and gives it to the next one waiting.
+  private func passTurn() {
+    shown.endTurn()
+    shown.startNext()
   }
 
   // MARK: Presenter
@@ -193,8 +200,9 @@ public final class ObservableAlertPresenter: Presenter {
 
   // MARK: Applying
 
-  private struct Showing: Sendable {
+  private struct Showing: Identifiable, Sendable {
     let alert: AlertData
+    var id: PresentationID { alert.id }
     /// Weak: the host holds its presenter, and an alert shown here must not keep its host.
     weak var host: AlertHost?
   }
@@ -227,7 +235,7 @@ public final class ObservableAlertPresenter: Presenter {
   /// Applies every message queued so far, in order, then publishes the first alert shown.
   private func drain() {
     applyMessages()
-    let first = shown.first?.alert
+    let first = shown.current?.alert
     guard first?.id != alert?.id else { return }
     alert = first
     textFields = first?.textFields ?? []
@@ -244,10 +252,10 @@ public final class ObservableAlertPresenter: Presenter {
       switch message {
       case .present(let showing):
         if presentedEarly.isEmpty || presentedEarly.remove(showing.alert.id) == nil {
-          shown.append(showing)
+          shown.add(showing)
         }
       case .withdraw(let id):
-        shown.removeAll { $0.alert.id == id }
+        if shown.remove(id)?.hadTurn == true { shown.startNext() }
       }
     }
   }
