@@ -268,8 +268,11 @@ extension EnvironmentValues {
 
   static let alertHost = Entry<AlertHost?>(nil)
 
-  /// The nearest ``AlertHost`` installed on the node or above it, if any; read it as
-  /// `node.alertHost` (or `node[\.alertHost]`).
+  /// The nearest ``AlertHost`` installed on the node or above it, if any.
+  ///
+  /// ```swift
+  /// if let host = request[\.alertHost], let alert = host.current { try host.dismiss(alert) }
+  /// ```
   ///
   /// ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` sets it together
   /// with ``showAlert``; the node keeps the host alive.

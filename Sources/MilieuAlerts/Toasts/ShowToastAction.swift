@@ -98,8 +98,11 @@ extension EnvironmentValues {
 
   static let toastHost = Entry<ToastHost?>(nil)
 
-  /// The nearest ``ToastHost`` installed on the node or above it, if any; read it as
-  /// `node.toastHost` (or `node[\.toastHost]`).
+  /// The nearest ``ToastHost`` installed on the node or above it, if any.
+  ///
+  /// ```swift
+  /// let toasts = request[\.toastHost]
+  /// ```
   public var toastHost: ToastHost? {
     get { self[Self.toastHost] }
     set { self[Self.toastHost] = newValue }
