@@ -76,7 +76,7 @@ public struct ShowAlertAction: Sendable {
   /// alert as ``DropReason/noHost``.
   public static let noHost = ShowAlertAction(
     engine: .noHost(
-      "The alert",
+      "The alert", entry: "\\.showAlert",
       install: "Install a host with `node.installAlertHost()` on your root node, "
         + "or an AlertRecorder in tests."))
 

@@ -42,7 +42,8 @@ public struct ShowToastAction: Sendable {
   /// toast as ``DropReason/noHost``.
   public static let noHost = ShowToastAction(
     engine: .noHost(
-      "The toast", install: "Install a host with `node.installToastHost()` on your root node."))
+      "The toast", entry: "\\.showToast",
+      install: "Install a host with `node.installToastHost()` on your root node."))
 
   /// Shows a toast.
   ///
