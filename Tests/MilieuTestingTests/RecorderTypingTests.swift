@@ -80,13 +80,34 @@ import Testing
       } matching: { issue in
         let text = issue.comments.map(\.rawValue).joined()
         return text.contains(
-          "type(\"grace@example.com \", into: \"Email\"): the text breaks the rule \"field text "
+          "type(\"grace@example.com\\n\", into: \"Email\"): the text breaks the rule \"field text "
             + "without control characters\": the text entered in the field \"Email\" holds 1 "
             + "control character;")
           && issue.sourceLocation?.fileID == #fileID
       }
       try await alerts.tap("Sign In")
       #expect(await outcome.value.tappedButton?.text(of: "Email") == "grace@example.com ")
+    }
+  }
+
+  /// A long text breaking a rule is quoted by its first 40 characters, escaped, and its length:
+  /// the failure does not repeat 5,000 characters, and a line break shows as one.
+  @Test func aLongTypedTextIsQuotedByItsBeginning() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      let text = "line one\nline two\t" + String(repeating: "x", count: 4_982)
+      withKnownIssue {
+        try? alerts.type(text, into: "Email")
+      } matching: { issue in
+        let message = issue.comments.map(\.rawValue).joined()
+        return message.hasPrefix(
+          "type(\"line one\\nline two\\t" + String(repeating: "x", count: 22)
+            + "…\" (5000 characters), into: \"Email\"): the text breaks the rule")
+          && message.count < 500
+      }
+      try await alerts.dismiss()
+      _ = await outcome.value
     }
   }
 }

@@ -329,7 +329,7 @@ public final class AlertRecorder: Sendable {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) throws(AlertRecorderError) {
-    let request = "type(\(DiagnosticText.quoted(text)), into: \(DiagnosticText.quoted(label)))"
+    let request = "type(\(Self.quotedTyping(text)), into: \(DiagnosticText.quoted(label)))"
     guard let alert = current else {
       throw .noAlert(request: request, shownSoFar: shownTitles)
     }
@@ -402,6 +402,26 @@ public final class AlertRecorder: Sendable {
   }
 
   // MARK: Internals
+
+  /// Typed text as a failure quotes it: its first 40 characters between quotes, a line break,
+  /// return or tab written as `\n`, `\r` or `\t` and any other control character made visible,
+  /// then, for a longer text, `…` and its length.
+  static func quotedTyping(_ text: String) -> String {
+    let shown = 40
+    var escaped = ""
+    for scalar in text.prefix(shown).unicodeScalars {
+      switch scalar {
+      case "\n": escaped += "\\n"
+      case "\r": escaped += "\\r"
+      case "\t": escaped += "\\t"
+      case "\u{2028}", "\u{2029}": escaped += "\\u{\(String(scalar.value, radix: 16))}"
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    let quoted = "\"" + DiagnosticText.neutralised(escaped, lineBreak: " ") + "\""
+    let count = text.count
+    return count > shown ? quoted.dropLast() + "…\" (\(count) characters)" : quoted
+  }
 
   private func withdrawRemaining() {
     while let alert = host.current { host.withdraw(alert.id) }
