@@ -118,7 +118,6 @@ struct PresentationStateMachine<Item: Presentable>: Sendable {
         deliverer = token
         return .presentNow
       }
-      post(.enqueued(item))
       present(item)
       return .handled
     }
@@ -126,7 +125,6 @@ struct PresentationStateMachine<Item: Presentable>: Sendable {
     case .dropNew:
       return drop(entry, .busy)
     case .replace:
-      post(.enqueued(item))
       var admission = Admission.handled
       if let replaced = turns.endTurn() {
         takeDown(replaced.item)
