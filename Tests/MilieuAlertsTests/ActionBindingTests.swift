@@ -65,6 +65,34 @@ import Testing
     #expect(nodes.bareIssues.all.first?.message.contains("node \"bare\"") == true)
   }
 
+  /// An action read with a node's subscript does not know that node, so its report of a
+  /// missing host names no node as the one it was read from: not the node it is called in, nor
+  /// the root.
+  @Test func anActionReadWithASubscriptNamesNoNodeItWasNotReadFrom() async {
+    let lonely = EnvironmentNode("lonely")
+    let (outcome, issues) = await collectingIssuesAsync {
+      await lonely[\.showAlert].ask(title: "Anyone there?")
+    }
+    #expect(outcome == .dropped(.noHost))
+    let message = issues.first?.message ?? ""
+    #expect(issues.count == 1)
+    #expect(!message.contains("on the path from node"), "\(message)")
+    #expect(
+      message.hasPrefix(
+        "The alert \"Anyone there?\" was dropped: no host is installed above the node this "
+          + "action was read from (it was called in node \"collecting issues\"; read with a "
+          + "node's subscript, an action does not know that node: read it with "
+          + "`@Environment(\\.showAlert)`, or bind it with `bound(to: node)`, to have it named "
+          + "here)."), "\(message)")
+    // Bound to the node, it names it, and reports to it.
+    let lonelyIssues = IssueCollector()
+    lonely.update { $0.issueReporter = IssueReporter { lonelyIssues.append($0) } }
+    _ = await lonely[\.showAlert].bound(to: lonely).ask(title: "Anyone there?")
+    #expect(
+      lonelyIssues.all.first?.message.contains("on the path from node \"lonely\" to the root.")
+        == true)
+  }
+
   @Test func anActionReadFromTheNodeDirectlyReportsWhereItIsCalled() {
     let nodes = Siblings()
     let showAlert = nodes.bare[\.showAlert]

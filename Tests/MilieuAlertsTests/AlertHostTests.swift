@@ -192,6 +192,19 @@ import Testing
     #expect(await action?.ask(title: "late") == .dropped(.hostDeallocated))
   }
 
+  /// A host freed with an alert up tells its presenter to take the alert away; the alerts that
+  /// were only waiting were never presented, so nothing withdraws them.
+  @Test func aHostFreedWithAnAlertUpWithdrawsIt() {
+    let presenter = RecordingPresenter<AlertData>()
+    var host: AlertHost? = AlertHost(presenter: presenter)
+    let outcomes = Outcomes()
+    host?.show(AlertData(title: "Shown")) { outcomes.append($0) }
+    host?.show(AlertData(title: "Waiting")) { outcomes.append($0) }
+    host = nil
+    #expect(presenter.entries == ["present Shown", "withdraw Shown"])
+    #expect(outcomes.all == [.dropped(.hostDeallocated), .dropped(.hostDeallocated)])
+  }
+
   @Test func cancellingAnAwaitingTaskWithdrawsItsAlert() async {
     let presenter = RecordingPresenter<AlertData>()
     let host = AlertHost(presenter: presenter)
@@ -322,12 +335,37 @@ import Testing
     try await host.tapAndWait(first.buttons[0], of: first)
     try await host.dismissAndWait(second)
 
-    let story = await storyOf(7, from: &events)
+    let story = await storyOf(6, from: &events)
     #expect(
       story == [
-        "enqueued 1", "presented 1", "enqueued 2",
+        "presented 1", "enqueued 2",
         "dropped 3: the queue is full, with a limit of 1",
         "1 tapped Go", "presented 2", "dismissed 2",
+      ])
+  }
+
+  /// `enqueued` means what its documentation says, "arrived and waits to be shown": an alert
+  /// shown at once, or one that replaces the alert shown, is presented without it.
+  @Test func onlyAnAlertThatWaitsIsEnqueued() async {
+    let host = AlertHost()
+    var events = host.events().makeAsyncIterator()
+    let first = AlertData(title: "1")
+    host.show(first)
+    host.show(AlertData(title: "2"))
+    try? host.dismiss(first)
+    let replacing = AlertHost(policy: .replace)
+    var replacingEvents = replacing.events().makeAsyncIterator()
+    replacing.show(AlertData(title: "A"))
+    replacing.show(AlertData(title: "B"))
+
+    #expect(
+      await storyOf(4, from: &events) == [
+        "presented 1", "enqueued 2", "dismissed 1", "presented 2",
+      ])
+    #expect(
+      await storyOf(3, from: &replacingEvents) == [
+        "presented A", "dropped A: replaced by \(replacing.current?.id.description ?? "")",
+        "presented B",
       ])
   }
 
@@ -339,11 +377,8 @@ import Testing
     host.show(AlertData(title: "1"))
     host.show(AlertData(title: "2"))
 
-    let story = await storyOf(6, from: &events)
-    #expect(
-      story == [
-        "enqueued 1", "presented 1", "1 tapped OK", "enqueued 2", "presented 2", "2 tapped OK",
-      ])
+    let story = await storyOf(4, from: &events)
+    #expect(story == ["presented 1", "1 tapped OK", "presented 2", "2 tapped OK"])
   }
 }
 

@@ -264,7 +264,7 @@ import Testing
     // Two cancel buttons, two titles alike, no host (quoting the title and the node's name),
     // one value shown twice.
     #expect(issues.all.count == 4)
-    #expect(issues.all[2].message.contains("from node \"^[]0;pwned^G\" to the root"))
+    #expect(issues.all[2].message.contains("called in node \"^[]0;pwned^G\""))
     for issue in issues.all {
       #expect(!issue.message.unicodeScalars.contains(where: DiagnosticText.needsNeutralising))
       #expect(issue.message.contains("\"^[]0;pwned^G\""))
@@ -500,9 +500,12 @@ import Testing
     #expect(outcome == .dropped(.noHost))
     #expect(
       issues.all.map(\.message) == [
-        "The alert \"Nobody listens\" was dropped: no host is installed on the path from node "
-          + "\"catalogue\" to the root. Install a host with `node.installAlertHost()` on your "
-          + "root node, or an AlertRecorder in tests."
+        "The alert \"Nobody listens\" was dropped: no host is installed above the node this "
+          + "action was read from (it was called in node \"catalogue\"; read with a node's "
+          + "subscript, an action does not know that node: read it with "
+          + "`@Environment(\\.showAlert)`, or bind it with `bound(to: node)`, to have it named "
+          + "here). Install a host with `node.installAlertHost()` on your root node, or an "
+          + "AlertRecorder in tests."
       ])
     #expect(issues.all.map(\.location.line) == [UInt(line)])
     #expect(issues.all.map(\.location.fileID) == [#fileID])
@@ -521,9 +524,11 @@ import Testing
     #expect(outcome == .dropped(.noHost))
     #expect(
       issues.all.map(\.message) == [
-        "The toast \"Saved\" was dropped: no host is installed on the path from node "
-          + "\"catalogue\" to the root. Install a host with `node.installToastHost()` on your "
-          + "root node."
+        "The toast \"Saved\" was dropped: no host is installed above the node this action was "
+          + "read from (it was called in node \"catalogue\"; read with a node's subscript, an "
+          + "action does not know that node: read it with `@Environment(\\.showToast)`, or bind "
+          + "it with `bound(to: node)`, to have it named here). Install a host with "
+          + "`node.installToastHost()` on your root node."
       ])
     #expect(issues.all.map(\.location.line) == [UInt(line)])
   }

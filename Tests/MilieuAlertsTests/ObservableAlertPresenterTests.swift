@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 @_spi(MilieuInternal) import Milieu
 import MilieuAlerts
 import MilieuTestSupport
@@ -160,6 +162,87 @@ import Testing
     #expect(presenter.alert == nil)
   }
 
+  /// A host freed with its alert shown takes the alert away: the presenter shows the next
+  /// host's alert, which waited behind it, instead of the dead one.
+  @Test func aFreedHostsAlertGivesWayToTheNextHosts() async throws {
+    let presenter = ObservableAlertPresenter()
+    var sheet: AlertHost? = AlertHost(presenter: presenter)
+    let app = AlertHost(presenter: presenter)
+    let fromSheet = AlertData(title: "From the sheet")
+    let fromApp = AlertData(title: "From the app")
+    if let sheet { await show(fromSheet, in: sheet, to: presenter) }
+    app.show(fromApp)
+    let freed = ObservationWatch { _ = presenter.alert }
+    sheet = nil
+    await freed.changed()
+    #expect(presenter.alert?.id == fromApp.id)
+    try presenter.dismiss(fromApp)
+    #expect(presenter.alert == nil && app.current == nil)
+  }
+
+  /// Another thread is inside the host, running the completion of an alert dropped as a
+  /// duplicate, and stays there while the main actor taps: the tap still hands the presenter
+  /// the next alert before it returns, rather than leave it to the busy thread.
+  @Test func aTapWhileAnotherThreadRunsACompletionInTheHostShowsTheNextAlertAtOnce() async throws {
+    let presenter = ObservableAlertPresenter()
+    let host = AlertHost(presenter: presenter)
+    let first = AlertData(title: "First", deduplicationKey: "first")
+    let second = AlertData(title: "Second")
+    await show(first, in: host, to: presenter)
+    host.show(second)
+    let release = DispatchSemaphore(value: 0)
+    defer { release.signal() }
+    await withCheckedContinuation { (inside: CheckedContinuation<Void, Never>) in
+      Thread {
+        host.show(AlertData(title: "First again", deduplicationKey: "first")) { _ in
+          inside.resume()
+          release.wait()
+        }
+      }.start()
+    }
+    let watch = ObservationWatch { _ = presenter.alert }
+    try presenter.tap(first.buttons[0], of: first)
+    #expect(watch.hasChanged)
+    #expect(presenter.alert?.id == second.id)
+    #expect(host.current?.id == second.id)
+  }
+
+  /// The thread that presented the shown alert is preempted inside the presenter's `present`
+  /// (here, held there) while the main actor taps: the host hands the next alert's
+  /// presentation to that thread, one call at a time, yet the tap shows it before it returns,
+  /// and the message that comes later does not show it twice.
+  @Test func aTapWhileAnotherThreadIsInsideThePresenterShowsTheNextAlertAtOnce() async throws {
+    let presenter = ObservableAlertPresenter()
+    let release = DispatchSemaphore(value: 0)
+    let entered = Lock<CheckedContinuation<Void, Never>?>(nil)
+    let host = AlertHost(
+      presenter: HoldingPresenter(inner: presenter) {
+        entered.withLock { $0.take() }?.resume()
+        release.wait()
+      })
+    let first = AlertData(title: "First")
+    let second = AlertData(title: "Second")
+    let shown = ObservationWatch { _ = presenter.alert }
+    await withCheckedContinuation { (inside: CheckedContinuation<Void, Never>) in
+      entered.withLock { $0 = inside }
+      Thread { host.show(first) }.start()
+    }
+    defer { release.signal() }
+    await shown.changed()
+    host.show(second)
+    try presenter.tap(first.buttons[0], of: first)
+    #expect(presenter.alert?.id == second.id)
+    #expect(host.current?.id == second.id)
+
+    // The held thread presents the second alert now; its message must not show it again.
+    await withCheckedContinuation { (inside: CheckedContinuation<Void, Never>) in
+      entered.withLock { $0 = inside }
+      release.signal()
+    }
+    try presenter.dismiss(second)
+    #expect(presenter.alert == nil && host.current == nil)
+  }
+
   @Test func alertsOfTwoHostsTakeTurns() async throws {
     let presenter = ObservableAlertPresenter()
     let app = AlertHost(presenter: presenter)
@@ -245,6 +328,22 @@ import Testing
     host.show(alert, completion: completion)
     await watch.changed()
     #expect(presenter.alert?.id == alert.id)
+  }
+}
+
+/// Hands every call to an observable presenter, then, for a presentation, runs `hold` before
+/// it returns: the thread stays inside the presenter, as one preempted there would.
+private struct HoldingPresenter: Presenter {
+  let inner: ObservableAlertPresenter
+  let hold: @Sendable () -> Void
+
+  func present(_ alert: AlertData, in host: AlertHost) {
+    inner.present(alert, in: host)
+    hold()
+  }
+
+  func withdraw(_ alert: AlertData, from host: AlertHost) {
+    inner.withdraw(alert, from: host)
   }
 }
 

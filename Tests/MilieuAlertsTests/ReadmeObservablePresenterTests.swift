@@ -17,9 +17,8 @@ import Testing
     // A service anywhere below `app` asks for a name:
     let renaming = Task {
       await app[\.showAlert].ask(
-        AlertData(
-          title: "Rename note", textFields: [AlertTextField("Name", text: "Roadmap")],
-          buttons: [.default("Rename"), .cancel()]))
+        title: "Rename note", textFields: [AlertTextField("Name", text: "Roadmap")],
+        buttons: [.default("Rename"), .cancel()])
     }
 
     // The view layer, on the main actor, is told when `alerts.alert` changes:

@@ -1,5 +1,6 @@
 import Milieu
 import MilieuAlerts
+import MilieuTestSupport
 import Testing
 
 enum NoteAlert: AlertProvider {
@@ -41,6 +42,32 @@ struct DeepService {
     service.warn()
     #expect(host.current?.title == "Careful")
     #expect(app[\.alertHost] === host)
+  }
+
+  /// `showAlert(title:…)` and `ask(title:…)` take what `AlertData` takes, text fields and a
+  /// priority included, so that a caller need not make the alert first.
+  @Test func theTitleFormsTakeTextFieldsAndAPriority() async throws {
+    let app = EnvironmentNode("app")
+    let host = app.installAlertHost()
+    let showAlert = app[\.showAlert]
+    showAlert(title: "Shown", message: "first")
+    showAlert(
+      title: "Rename", textFields: [AlertTextField("Name", text: "Roadmap")],
+      buttons: [.default("Rename"), .cancel()], priority: .high)
+    let asking = Task {
+      await showAlert.ask(
+        title: "Sign in", textFields: [.secure("Password")], buttons: [.default("Go")],
+        priority: .low)
+    }
+    await eventually("the third alert waits") { host.pendingCount == 2 }
+    #expect(host.pending.map(\.title) == ["Rename", "Sign in"])
+    #expect(host.pending.map(\.priority) == [.high, .low])
+    #expect(host.pending.map { $0.textFields.map(\.label) } == [["Name"], ["Password"]])
+    if let shown = host.current { try host.dismiss(shown) }
+    if let rename = host.current { try host.dismiss(rename) }
+    let signIn = try #require(host.current)
+    try host.tap(signIn.buttons[0], of: signIn, texts: ["hunter2"])
+    #expect(await asking.value.tappedButton?.text(of: "Password") == "hunter2")
   }
 
   @Test func theNearestHostWins() {

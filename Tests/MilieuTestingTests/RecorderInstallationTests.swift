@@ -33,9 +33,9 @@ import Testing
     let host = app.installAlertHost()
     let toasts = app.installToastHost()
     let request = app.child("request")
-    #expect(request.alertHost === host && request[\.alertHost] === host)
-    #expect(request.toastHost === toasts)
-    #expect(EnvironmentNode("alone").alertHost == nil)
+    #expect(request[\.alertHost] === host)
+    #expect(request[\.toastHost] === toasts)
+    #expect(EnvironmentNode("alone")[\.alertHost] == nil)
   }
 
   /// In asynchronous code, the starting forms compile as documented, and the waiting forms

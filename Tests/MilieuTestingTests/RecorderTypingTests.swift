@@ -98,7 +98,7 @@ import Testing
     let typed = try await typeBreakingARule(
       "grace@example.com\n", into: "Email",
       failsWith:
-        "type(\"grace@example.com \", into: \"Email\"): the text breaks the rule \"field text "
+        "type(\"grace@example.com\\n\", into: \"Email\"): the text breaks the rule \"field text "
         + "without control characters\": the text entered in the field \"Email\" holds 1 "
         + "control character;",
       secret: "\n")
@@ -113,5 +113,26 @@ import Testing
         + "control characters\"",
       secret: "hunter2")
     #expect(typed == "hunter2 ")
+  }
+
+  /// A long text breaking a rule is quoted by its first 40 characters, escaped, and its length:
+  /// the failure does not repeat 5,000 characters, and a line break shows as one.
+  @Test func aLongTypedTextIsQuotedByItsBeginning() async throws {
+    try await withAlertRecorder { alerts in
+      let outcome = Task { await askToSignIn() }
+      try await alerts.next()
+      let text = "line one\nline two\t" + String(repeating: "x", count: 4_982)
+      withKnownIssue {
+        try? alerts.type(text, into: "Email")
+      } matching: { issue in
+        let message = issue.comments.map(\.rawValue).joined()
+        return message.hasPrefix(
+          "type(\"line one\\nline two\\t" + String(repeating: "x", count: 22)
+            + "…\" (5000 characters), into: \"Email\"): the text breaks the rule")
+          && message.count < 500
+      }
+      try await alerts.dismiss()
+      _ = await outcome.value
+    }
   }
 }

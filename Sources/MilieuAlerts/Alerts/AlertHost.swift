@@ -11,60 +11,6 @@ import Milieu
 public typealias AlertHost = PresentationHost<AlertData>
 
 extension PresentationHost where Item == AlertData {
-  // Alert-typed forms of the generic entry points. A call on an `AlertHost` from another
-  // package picks these over the generic ones; they are compiled here, where the host is
-  // specialized for alerts, so the caller does not run the host's generic code unspecialized,
-  // which spends most of its time looking up type metadata.
-
-  /// The alert being shown, or `nil`.
-  public var current: AlertData? { currentItem }
-
-  /// Shows an alert now, or queues it, according to the ``PresentationHost/policy``.
-  ///
-  /// ```swift
-  /// host.show(AlertData(title: "Saved")) { outcome in print("Saved:", outcome) }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - alert: The alert.
-  ///   - completion: Receives the alert's outcome, exactly once.
-  public func show(_ alert: AlertData, completion: (@Sendable (AlertOutcome) -> Void)? = nil) {
-    // Not `completion.map(Resolution.init)`: through `map`, the closure was wrapped twice more,
-    // each wrapper an allocation.
-    guard let completion else { return show(alert, resolution: nil) }
-    show(alert, resolution: Resolution(completion))
-  }
-
-  /// The generic `show(_:resolution:from:)`, compiled here for alerts: a call from another
-  /// module (the recorder's) runs it specialized rather than look up type metadata throughout.
-  package func show(
-    _ alert: AlertData, resolution: Resolution<AlertTap>?, from origin: EnvironmentNode? = nil
-  ) {
-    show(item: alert, resolution: resolution, from: origin)
-  }
-
-  /// Dismisses the current alert without a tap, which runs its cancel button's action.
-  ///
-  /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.
-  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
-  ///   changes.
-  public func dismiss(_ alert: AlertData) throws(PresentationError) {
-    try dismissItem(alert)
-  }
-
-  /// Dismisses the current alert and waits for its cancel button's action to finish.
-  ///
-  /// ```swift
-  /// try await host.dismissAndWait(alert)  // the cancel button's action has run
-  /// ```
-  ///
-  /// - Parameter alert: The alert, which must be ``PresentationHost/current-959d1``.
-  /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
-  ///   changes.
-  public func dismissAndWait(_ alert: AlertData) async throws(PresentationError) {
-    try await dismissItemAndWait(alert)
-  }
-
   /// Taps one of the current alert's buttons and starts its action.
   ///
   /// ```swift
@@ -75,11 +21,11 @@ extension PresentationHost where Item == AlertData {
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - alert: The alert, which must be ``current``.
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
   public func tap(_ button: AlertButton, of alert: AlertData) throws(PresentationError) {
-    try answer(tap(of: button, in: alert), for: alert)
+    try respond(to: alert, with: tap(of: button, in: alert))
   }
 
   /// Taps one of the current alert's buttons and waits for its action to finish.
@@ -90,13 +36,13 @@ extension PresentationHost where Item == AlertData {
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - alert: The alert, which must be ``current``.
   /// - Throws: ``PresentationError`` when the alert is not current or the button not its own;
   ///   then nothing changes.
   public func tapAndWait(
     _ button: AlertButton, of alert: AlertData
   ) async throws(PresentationError) {
-    try await answerAndWait(tap(of: button, in: alert), for: alert)
+    try await respondAndWait(to: alert, with: tap(of: button, in: alert))
   }
 
   /// Taps one of the current alert's buttons with the text entered in its text fields, and
@@ -109,20 +55,20 @@ extension PresentationHost where Item == AlertData {
   /// ```
   ///
   /// Entered text that breaks a rule of ``AlertTextField`` — a control character, more than
-  /// 4,096 characters — is repaired and reported with the rule and the fix: through
-  /// ``issueReporter(for:)``, or for a host without a presenter, the current node's
+  /// 4,096 characters — is repaired and reported with the rule and the fix, through
+  /// ``issueReporter(for:)``: for a host without a presenter, the current node's
   /// `issueReporter`.
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - alert: The alert, which must be ``current``.
   ///   - texts: The text entered in each of the alert's text fields, in order.
   /// - Throws: ``PresentationError`` when the alert is not current, the button not its own, or
   ///   `texts` does not hold one text per field; then nothing changes.
   public func tap(
     _ button: AlertButton, of alert: AlertData, texts: [String]
   ) throws(PresentationError) {
-    try answer(tap(of: button, in: alert, texts: texts), for: alert)
+    try respond(to: alert, with: tap(of: button, in: alert, texts: texts))
   }
 
   /// Taps one of the current alert's buttons with the text entered in its text fields, and
@@ -130,14 +76,14 @@ extension PresentationHost where Item == AlertData {
   ///
   /// - Parameters:
   ///   - button: The button, which must be one of the alert's.
-  ///   - alert: The alert, which must be ``current-959d1``.
+  ///   - alert: The alert, which must be ``current``.
   ///   - texts: The text entered in each of the alert's text fields, in order.
   /// - Throws: ``PresentationError`` when the alert is not current, the button not its own, or
   ///   `texts` does not hold one text per field; then nothing changes.
   public func tapAndWait(
     _ button: AlertButton, of alert: AlertData, texts: [String]
   ) async throws(PresentationError) {
-    try await answerAndWait(tap(of: button, in: alert, texts: texts), for: alert)
+    try await respondAndWait(to: alert, with: tap(of: button, in: alert, texts: texts))
   }
 
   private func tap(
@@ -155,10 +101,7 @@ extension PresentationHost where Item == AlertData {
   ) throws(PresentationError) -> AlertTap {
     let index = try tap(of: button, in: alert).index
     guard
-      let tap = alert.tap(
-        ofButtonAt: index, texts: texts,
-        reportingTo: isHeadless
-          ? EnvironmentNode.current[\.issueReporter] : issueReporter(for: alert))
+      let tap = alert.tap(ofButtonAt: index, texts: texts, reportingTo: issueReporter(for: alert))
     else {
       throw .invalidAnswer(
         "\(texts.count) text fields (it has \(alert.textFields.count))", item: alert.id,

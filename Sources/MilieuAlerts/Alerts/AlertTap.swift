@@ -27,7 +27,8 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   public var textFields: [AlertTextField] { entered ?? [] }
 
   /// The text fields, `nil` rather than empty for an alert without any: a tap is copied at
-  /// every step of its way through a host, and `nil` copies for free.
+  /// every step of its way through a host, and `nil` copies for free. Never empty, so that the
+  /// equality Swift derives, field by field, compares the fields.
   private let entered: [AlertTextField]?
 
   /// Creates the tap of one of an alert's buttons, without text fields.
@@ -66,13 +67,6 @@ public struct AlertTap: Sendable, Equatable, CustomStringConvertible {
   /// - Returns: The text, or `nil` when no field has that label.
   public func text(of label: String) -> String? {
     textFields.first { $0.label == label }?.text
-  }
-
-  /// Whether two taps are of the same button, at the same position, with the same fields and
-  /// texts.
-  public static func == (lhs: AlertTap, rhs: AlertTap) -> Bool {
-    lhs.buttonID == rhs.buttonID && lhs.index == rhs.index && lhs.title == rhs.title
-      && lhs.role == rhs.role && lhs.textFields == rhs.textFields
   }
 
   /// `tapped Delete`; with text fields, `tapped Rename, Name: "Groceries"`, a secure field's

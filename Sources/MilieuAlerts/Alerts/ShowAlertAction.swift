@@ -18,7 +18,7 @@
 /// ```
 ///
 /// Calling it fires and forgets, from synchronous or asynchronous code, without `await`. To wait
-/// for the answer, use ``ask(title:message:buttons:deduplicationKey:fileID:filePath:line:column:)``,
+/// for the answer, use ``ask(title:message:textFields:buttons:deduplicationKey:priority:fileID:filePath:line:column:)``,
 /// which returns the ``AlertOutcome`` and resolves exactly once — tapped, dismissed, or dropped
 /// with its reason, including when the awaiting task is cancelled.
 ///
@@ -76,7 +76,7 @@ public struct ShowAlertAction: Sendable {
   /// alert as ``DropReason/noHost``.
   public static let noHost = ShowAlertAction(
     engine: .noHost(
-      "The alert",
+      "The alert", entry: "\\.showAlert",
       install: "Install a host with `node.installAlertHost()` on your root node, "
         + "or an AlertRecorder in tests."))
 
@@ -87,27 +87,33 @@ public struct ShowAlertAction: Sendable {
   /// ```swift
   /// showAlert(title: "Saved")
   /// showAlert(title: "Sync failed", message: error.description, buttons: [.default("Retry") { await sync() }, .cancel()])
+  /// showAlert(title: "Disk full", priority: .high)  // ahead of the alerts waiting
   /// ```
   ///
   /// - Parameters:
   ///   - title: The title.
   ///   - message: The message under the title.
+  ///   - textFields: The text fields, in order; see ``AlertTextField``.
   ///   - buttons: The buttons; none means one "OK" cancel button.
   ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - priority: How soon the alert is presented when others wait; see
+  ///     ``PresentationPriority``.
   ///   - fileID: The call site; leave the default.
   ///   - filePath: The call site; leave the default.
   ///   - line: The call site; leave the default.
   ///   - column: The call site; leave the default.
   public func callAsFunction(
-    title: String, message: String? = nil, buttons: [AlertButton] = [],
-    deduplicationKey: String? = nil,
+    title: String, message: String? = nil, textFields: [AlertTextField] = [],
+    buttons: [AlertButton] = [], deduplicationKey: String? = nil,
+    priority: PresentationPriority = .normal,
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) {
     engine(
       engine.inNode {
         AlertData(
-          title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+          title: title, message: message, textFields: textFields, buttons: buttons,
+          deduplicationKey: deduplicationKey, priority: priority,
           fileID: fileID, filePath: filePath, line: line, column: column)
       })
   }
@@ -212,26 +218,40 @@ public struct ShowAlertAction: Sendable {
   /// dismissal, or a drop with its reason. If the waiting task is cancelled, the alert is
   /// withdrawn and the outcome is ``DropReason/cancelled``.
   ///
+  /// With text fields, the tapped button carries what was entered:
+  ///
+  /// ```swift
+  /// let outcome = await showAlert.ask(
+  ///   title: "Rename note", textFields: [AlertTextField("Name", text: "Roadmap")],
+  ///   buttons: [.default("Rename"), .cancel()])
+  /// let name = outcome.tappedButton?.text(of: "Name")
+  /// ```
+  ///
   /// - Parameters:
   ///   - title: The title.
   ///   - message: The message under the title.
+  ///   - textFields: The text fields, in order; see ``AlertTextField``.
   ///   - buttons: The buttons; none means one "OK" cancel button.
   ///   - deduplicationKey: Alerts with the same key are duplicates.
+  ///   - priority: How soon the alert is presented when others wait; see
+  ///     ``PresentationPriority``.
   ///   - fileID: The call site; leave the default.
   ///   - filePath: The call site; leave the default.
   ///   - line: The call site; leave the default.
   ///   - column: The call site; leave the default.
   /// - Returns: How the alert was resolved.
   public func ask(
-    title: String, message: String? = nil, buttons: [AlertButton] = [],
-    deduplicationKey: String? = nil,
+    title: String, message: String? = nil, textFields: [AlertTextField] = [],
+    buttons: [AlertButton] = [], deduplicationKey: String? = nil,
+    priority: PresentationPriority = .normal,
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async -> AlertOutcome {
     await engine.ask(
       engine.inNode {
         AlertData(
-          title: title, message: message, buttons: buttons, deduplicationKey: deduplicationKey,
+          title: title, message: message, textFields: textFields, buttons: buttons,
+          deduplicationKey: deduplicationKey, priority: priority,
           fileID: fileID, filePath: filePath, line: line, column: column)
       })
   }
@@ -268,8 +288,11 @@ extension EnvironmentValues {
 
   static let alertHost = Entry<AlertHost?>(nil)
 
-  /// The nearest ``AlertHost`` installed on the node or above it, if any; read it as
-  /// `node.alertHost` (or `node[\.alertHost]`).
+  /// The nearest ``AlertHost`` installed on the node or above it, if any.
+  ///
+  /// ```swift
+  /// if let host = request[\.alertHost], let alert = host.current { try host.dismiss(alert) }
+  /// ```
   ///
   /// ``Milieu/EnvironmentNode/installAlertHost(policy:presenter:fileID:line:)`` sets it together
   /// with ``showAlert``; the node keeps the host alive.

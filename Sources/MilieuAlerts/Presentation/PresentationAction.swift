@@ -8,9 +8,29 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// Where items go. One object, so that copying an action (every `@Environment` read of one)
   /// retains one reference besides its node.
   let target: PresentationTarget<Item>
+  /// The node the action was read from through `@Environment`, if any, with its reporter.
+  private var binding: Binding?
+
+  /// The node an action is bound to, and that node's `issueReporter`, read when the action was
+  /// bound: a host keeps it with each item the action shows, for its presenter's reports. One
+  /// object, so that copying a bound action retains no more than copying an unbound one.
+  private final class Binding: Sendable {
+    let node: EnvironmentNode
+    let reporter: IssueReporter
+
+    init(_ node: EnvironmentNode) {
+      self.node = node
+      reporter = node[\.issueReporter]
+    }
+  }
+
   /// The node the action was read from through `@Environment`, if any: the action runs there,
   /// so that its issues go to that node's reporter and name that node.
-  package private(set) var node: EnvironmentNode?
+  package var node: EnvironmentNode? { binding?.node }
+
+  private init(target: PresentationTarget<Item>) {
+    self.target = target
+  }
 
   /// Delivers to a host held weakly: a host nobody else holds is freed, and then every item
   /// resolves as ``DropReason/hostDeallocated``.
@@ -41,23 +61,48 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     }
   }
 
-  static func noHost(_ what: String, install: String) -> Self {
-    Self { item, resolution in
-      EnvironmentNode.current[\.issueReporter].report(
-        EnvironmentIssue(
-          "\(what) \(DiagnosticText.quoted(item.title)) was dropped: no host is installed on the "
-            + "path from "
-            + "\(EnvironmentNode.current.name.map { "node \(DiagnosticText.quoted($0))" } ?? "the current node") "
-            + "to the root. \(install)",
-          at: item.callSiteForDiagnostics))
-      resolution?.resolve(.dropped(.noHost))
+  /// The action where no host is installed: it reports the item, `what` (`The alert`), with
+  /// `install`, how to install a host, and drops it; `entry`, the key path it is read at
+  /// (`\.showAlert`), says how to bind it.
+  static func noHost(_ what: String, entry: String, install: String) -> Self {
+    Self(target: PresentationTarget(noHost: (what, entry, install)))
+  }
+
+  /// Reports that no host is installed where the action was read, naming that node when the
+  /// action knows it, and drops the item.
+  private func dropForNoHost(
+    _ item: Item, _ resolution: Resolution<Item.Answer>?,
+    _ report: (what: String, entry: String, install: String)
+  ) {
+    let place: String
+    let reporter: IssueReporter
+    if let binding {
+      place = "on the path from \(Self.name(of: binding.node)) to the root"
+      reporter = binding.reporter
+    } else {
+      let current = EnvironmentNode.current
+      place =
+        "above the node this action was read from (it was called in \(Self.name(of: current)); "
+        + "read with a node's subscript, an action does not know that node: read it with "
+        + "`@Environment(\(report.entry))`, or bind it with `bound(to: node)`, to have it named "
+        + "here)"
+      reporter = current[\.issueReporter]
     }
+    reporter.report(
+      EnvironmentIssue(
+        "\(report.what) \(DiagnosticText.quoted(item.title)) was dropped: no host is installed "
+          + "\(place). \(report.install)", at: item.callSiteForDiagnostics))
+    resolution?.resolve(.dropped(.noHost))
+  }
+
+  private static func name(of node: EnvironmentNode) -> String {
+    node.name.map { "node \(DiagnosticText.quoted($0))" } ?? "an unnamed node"
   }
 
   /// This action, run in `node` whichever node is current when it is called.
   package func bound(to node: EnvironmentNode) -> Self {
     var bound = self
-    bound.node = node
+    bound.binding = Binding(node)
     return bound
   }
 
@@ -78,7 +123,9 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   /// Hands an item to the target, as shown from the action's node.
   package func deliver(_ item: Item, _ resolution: Resolution<Item.Answer>?) {
     if let host = target.host {
-      host.show(item, resolution: resolution, from: node)
+      host.show(item, resolution: resolution, reportingTo: binding?.reporter)
+    } else if let noHost = target.noHost {
+      dropForNoHost(item, resolution, noHost)
     } else if let deliver = target.deliver {
       guard let node else { return deliver(item, resolution) }
       node.withCurrent { deliver(item, resolution) }
@@ -108,7 +155,8 @@ package struct PresentationAction<Item: Presentable>: Sendable {
   }
 }
 
-/// What a ``PresentationAction`` hands its items to: a host, held weakly, or code.
+/// What a ``PresentationAction`` hands its items to: a host, held weakly, code, or nobody (no
+/// host is installed).
 final class PresentationTarget<Item: Presentable>: Sendable {
   /// The host, while it lives; `nil` for a target that is code, and once the host is freed.
   /// Written only in `init`: a `var` because `weak let` needs Swift 6.2.3, and without the
@@ -116,11 +164,14 @@ final class PresentationTarget<Item: Presentable>: Sendable {
   @exclusivity(unchecked) nonisolated(unsafe) weak var host: PresentationHost<Item>?
   let deliver: (@Sendable (Item, Resolution<Item.Answer>?) -> Void)?
   let withdraw: (@Sendable (PresentationID) -> Void)?
+  /// For the action where no host is installed: what it reports.
+  let noHost: (what: String, entry: String, install: String)?
 
   init(host: PresentationHost<Item>) {
     self.host = host
     deliver = nil
     withdraw = nil
+    noHost = nil
   }
 
   init(
@@ -130,6 +181,14 @@ final class PresentationTarget<Item: Presentable>: Sendable {
     host = nil
     self.deliver = deliver
     self.withdraw = withdraw
+    noHost = nil
+  }
+
+  init(noHost: (what: String, entry: String, install: String)) {
+    host = nil
+    deliver = nil
+    withdraw = nil
+    self.noHost = noHost
   }
 }
 

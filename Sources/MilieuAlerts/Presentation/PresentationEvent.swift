@@ -7,7 +7,9 @@
 /// }
 /// ```
 public enum PresentationEvent<Item: Presentable>: Sendable {
-  /// The item arrived and waits to be shown.
+  /// The item arrived and waits to be shown, behind the item shown. An item shown at once
+  /// (nothing else was shown, or it replaced the item shown) is not enqueued: its first event is
+  /// ``presented(_:)``.
   case enqueued(Item)
   /// The item is now the one shown.
   case presented(Item)

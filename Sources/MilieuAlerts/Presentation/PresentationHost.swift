@@ -1,18 +1,24 @@
 @_spi(MilieuInternal) import Milieu
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Owns the one item being shown — `current`, a single optional — and the items waiting
 /// behind it, and hands them to a presenter one at a time.
 ///
 /// ``AlertHost`` and ``ToastHost`` are this host over ``AlertData`` and ``Toast``. Items
-/// arrive through ``show(_:completion:)-(Item,_)`` (usually from a ``ShowAlertAction``); the host applies
+/// arrive through ``show(_:completion:)`` (usually from a ``ShowAlertAction``); the host applies
 /// its ``PresentationPolicy``, makes an item current, calls its ``Presenter``, and waits for an
-/// answer: ``answer(_:for:)``, ``dismiss(_:)-(Item)``, or the item's expiry. Then `current` becomes
+/// answer: ``answer(_:for:)``, ``dismiss(_:)``, or the item's expiry. Then `current` becomes
 /// `nil` and the next waiting item is presented.
 ///
 /// Each answer comes in two shapes with two names, so that the context never picks one for you:
-/// ``answer(_:for:)`` and ``dismiss(_:)-(Item)`` (for alerts also `tap(_:of:)`) start the answer's action
+/// ``answer(_:for:)`` and ``dismiss(_:)`` (for alerts also `tap(_:of:)`) start the answer's action
 /// and return, from synchronous or asynchronous code alike; ``answerAndWait(_:for:)`` and
-/// ``dismissAndWait(_:)-(Item)`` (for alerts `tapAndWait(_:of:)`) wait until the action has finished.
+/// ``dismissAndWait(_:)`` (for alerts `tapAndWait(_:of:)`) wait until the action has finished.
 ///
 /// ```swift
 /// let host = AlertHost()  // no presenter: a headless program drives it
@@ -26,9 +32,12 @@
 /// including when the host is deallocated with items still waiting.
 ///
 /// The host never holds its lock while it runs user code, calls its presenter or delivers an
-/// outcome: those run afterwards, in order, on the thread that caused them. A presenter may
-/// therefore answer from inside ``Presenter/present(_:in:)``, and a button action that shows
-/// another item just queues it.
+/// outcome. It calls its presenter, and yields its events, one call at a time and in the order
+/// its state changed: on the thread whose call changed it, or, when another thread is making
+/// such a call at that moment, on that thread as soon as it returns. An outcome is delivered on
+/// the thread whose call resolved the item, after that call's presenter calls, and is never
+/// handed to another thread. A presenter may therefore answer from inside
+/// ``Presenter/present(_:in:)``, and a button action that shows another item just queues it.
 public final class PresentationHost<Item: Presentable>: Sendable {
   /// How a new item, a duplicate and a full queue are treated.
   public let policy: PresentationPolicy
@@ -39,27 +48,10 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// Whether the host was made without a presenter.
   let isHeadless: Bool
   let clock: any Clock<Duration>
-  let state = Lock(State())
+  /// Everything the host holds; changed only in ``mutate(_:)``.
+  private let machine: Lock<PresentationStateMachine<Item>>
 
-  /// One showing of an item: what answers it, and where its problems are reported.
-  struct Showing: Sendable {
-    let item: Item
-    let resolution: Resolution<Item.Answer>?
-    /// Where a presenter's reports about the item go, while the call that showed it runs: the
-    /// node it was shown from, unretained, since that call holds it; `nil` for the root, and
-    /// for a host without a presenter, which reports nothing about presenting. As that call
-    /// returns, if the host still holds the item, it keeps the node's reporter in
-    /// `State.reporters`. A host that held the node would keep alive, through items nobody
-    /// answers, the node that holds the host.
-    var showingNode: ShowingNode?
-  }
-
-  /// A node, unretained: valid while the call that showed an item runs, which holds it.
-  struct ShowingNode: @unchecked Sendable {
-    // @unchecked: used only while that call runs, on any thread; `show` drops it before it
-    // returns.
-    let node: Unmanaged<EnvironmentNode>
-  }
+  typealias Showing = PresentationStateMachine<Item>.Showing
 
   /// Creates a host.
   ///
@@ -76,55 +68,61 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     self.presenter = presenter ?? Headless()
     self.isHeadless = presenter == nil
     self.clock = clock
+    machine = Lock(PresentationStateMachine(policy: policy, hasPresenter: presenter != nil))
   }
 
   deinit {
-    let (entries, subscribers, expiries) = state.withLock { state in
-      var entries = state.pending.removeAll()
-      if let current = state.current.take() { entries.insert(current, at: 0) }
-      return (entries, state.subscribers.values, state.expiries.values)
+    let remains = mutate { $0.free() }
+    for expiry in remains.expiries { expiry.cancel() }
+    // The presenter takes the item away: a presenter that several hosts share would otherwise
+    // show it until someone answered it, and the other hosts' items would wait behind it.
+    if let shown = remains.shown {
+      assertNoMilieuLockHeld("a host calls its presenter")
+      presenter.withdraw(shown, from: self)
     }
-    for expiry in expiries { expiry.cancel() }
-    for entry in entries {
-      for subscriber in subscribers { subscriber.yield(.dropped(entry.item, .hostDeallocated)) }
-      entry.resolution?.resolve(.dropped(.hostDeallocated))
+    for showing in remains.showings {
+      for subscriber in remains.subscribers {
+        subscriber.yield(.dropped(showing.item, .hostDeallocated))
+      }
+      showing.resolution?.resolve(.dropped(.hostDeallocated))
     }
-    for subscriber in subscribers { subscriber.finish() }
+    for subscriber in remains.subscribers { subscriber.finish() }
   }
 
   // MARK: State
 
+  // The entry points that other modules call on an alert host are pre-specialized for alerts
+  // (`@_specialize(exported: true, …)`), so that a call from another module runs code made for
+  // `AlertData` rather than the host's generic code, which looks up type metadata throughout.
+  // `answerAndWait` and `withdraw` are not: Swift 6.3 does not emit their pre-specializations,
+  // and their callers here (the alert host's `tapAndWait`, `PresentationAction`) are
+  // specialized anyway.
+
   /// The item being shown, or `nil`.
-  public var current: Item? { currentItem }
+  public var current: Item? {
+    @_specialize(exported:true,where Item == AlertData)
+    get { read { $0.turns.current?.item } }
+  }
 
-  var currentItem: Item? { state.withLock { $0.current?.item } }
+  /// The items waiting behind ``current``, first to be shown first.
+  public var pending: [Item] { read { $0.turns.waiting.map(\.item) } }
 
-  /// The items waiting behind ``current-959d1``, first to be shown first.
-  public var pending: [Item] { state.withLock { $0.pending.elements.map(\.item) } }
-
-  /// The number of items waiting behind ``current-959d1``.
-  public var pendingCount: Int { state.withLock { $0.pending.count } }
+  /// The number of items waiting behind ``current``.
+  public var pendingCount: Int { read { $0.turns.waitingCount } }
 
   /// Where a presenter reports problems presenting an item: the `issueReporter` of the node the
   /// item was shown from, whichever thread the presenter runs on.
   ///
-  /// For an item the host no longer holds, or whose node is gone (the host does not keep it
-  /// alive), the current node's reporter.
+  /// For an item the host no longer holds, and for a host without a presenter, the current
+  /// node's reporter.
   ///
   /// - Parameter item: An item the host handed to its presenter.
   /// - Returns: The reporter.
   public func issueReporter(for item: Item) -> IssueReporter {
-    let held = state.withLock { state -> (entry: Showing, reporter: IssueReporter?)? in
-      let entry =
-        state.current?.item.id == item.id
-        ? state.current : state.pending.elements.first { $0.item.id == item.id }
-      return entry.map { ($0, state.reporters[item.id]) }
+    guard let held = read({ $0.turns.element(item.id) }), !isHeadless else {
+      return EnvironmentNode.current[\.issueReporter]
     }
-    if let reporter = held?.reporter { return reporter }
-    if let showing = held?.entry.showingNode {
-      return showing.node.takeUnretainedValue()[\.issueReporter]
-    }
-    return EnvironmentNode.current[\.issueReporter]
+    return held.reporter ?? EnvironmentNode.root[\.issueReporter]
   }
 
   // MARK: Showing
@@ -140,6 +138,7 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   /// - Parameters:
   ///   - item: The item.
   ///   - completion: Receives the item's outcome, exactly once.
+  @_specialize(exported:true,where Item == AlertData)
   public func show(
     _ item: Item, completion: (@Sendable (PresentationOutcome<Item.Answer>) -> Void)? = nil
   ) {
@@ -149,49 +148,44 @@ public final class PresentationHost<Item: Presentable>: Sendable {
     show(item, resolution: Resolution(completion))
   }
 
-  /// Shows an item for an action bound to `origin`, or, for `nil`, for the current node: the
-  /// node whose `issueReporter` hears of problems presenting the item.
+  /// Shows an item whose presenter's reports go to `reporter`: the `issueReporter` of the node
+  /// of the action that shows it, or for `nil`, of the current node.
+  @_specialize(exported:true,where Item == AlertData)
   package func show(
-    _ item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode? = nil
+    _ item: Item, resolution: Resolution<Item.Answer>?, reportingTo reporter: IssueReporter? = nil
   ) {
-    show(item: item, resolution: resolution, from: origin)
-  }
-
-  /// `show(_:resolution:from:)` by another name, which the item-typed forms of it call.
-  func show(item: Item, resolution: Resolution<Item.Answer>?, from origin: EnvironmentNode?) {
-    // The node is read only for a presenter's reports, and its reporter only if the host still
-    // holds the item when this call returns: an alert answered at once costs neither.
-    let node = isHeadless ? nil : origin ?? EnvironmentNode.scopedNode
-    let entry = Showing(
-      item: item, resolution: resolution,
-      showingNode: node.map { ShowingNode(node: .passUnretained($0)) })
-    let isHeld: Bool
-    switch mutate({ $0.admit(entry, policy: policy) }) {
+    // Read here, on the thread and in the scope of the call, and kept with the item: a presenter
+    // may ask for it from any thread, after this call has returned. The root's is read only if
+    // a presenter asks.
+    var showing = Optional(
+      Showing(
+        item: item, resolution: resolution,
+        reporter: isHeadless ? nil : reporter ?? EnvironmentNode.scopedNode?[\.issueReporter]))
+    let token = Self.deliveryToken
+    switch mutate({ $0.show(&showing, by: token) }) {
     case .handled:
-      isHeld = !isHeadless && state.withLock { $0.holds(item.id) }
-    case .shownAlready:
-      reportShownAlready(item, in: origin ?? EnvironmentNode.current)
-      isHeld = false
+      break
     case .presentNow:
       assertNoMilieuLockHeld("a host calls its presenter")
       presenter.present(item, in: self)
-      isHeld = finishDelivering(holding: isHeadless ? nil : item.id)
+      finishDelivery(by: token)
+    case .dropped(let dropped, let reason):
+      if reason == .duplicate(of: item.id) {
+        (reporter ?? EnvironmentNode.current[\.issueReporter]).report(shownAlreadyIssue(item))
+      }
+      // Resolved after the calls and with no lock held: the item may hold the last reference
+      // to what its actions captured, and its completion holds up no other thread.
+      dropped.resolution?.resolve(.dropped(reason))
     }
-    if isHeld {
-      let reporter = (node ?? EnvironmentNode.root).values.issueReporter
-      state.withLock { $0.setReporter(reporter, of: item.id) }
-    }
-    withExtendedLifetime(node) {}
   }
 
-  private func reportShownAlready(_ item: Item, in node: EnvironmentNode) {
-    node[\.issueReporter].report(
-      EnvironmentIssue(
-        "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
-          + "already shown or waiting in its host; showing the same value again is dropped as a "
-          + "duplicate of it, so that each showing is answered once. Fix: make a new "
-          + "\(Item.self) for each showing, or await the outcome of the first.",
-        at: item.callSiteForDiagnostics))
+  private func shownAlreadyIssue(_ item: Item) -> EnvironmentIssue {
+    EnvironmentIssue(
+      "the \(Item.kindForDiagnostics) \(DiagnosticText.quoted(item.title)) (\(item.id)) is "
+        + "already shown or waiting in its host; showing the same value again is dropped as a "
+        + "duplicate of it, so that each showing is answered once. Fix: make a new "
+        + "\(Item.self) for each showing, or await the outcome of the first.",
+      at: item.callSiteForDiagnostics)
   }
 
   /// Shows an item and waits for its outcome.
@@ -218,71 +212,46 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ///
   /// - Parameters:
   ///   - answer: The answer, which must belong to the item.
-  ///   - item: The item, which must be ``current-959d1``.
+  ///   - item: The item, which must be ``current``.
   /// - Throws: ``PresentationError`` when the item is not current or the answer is not its
   ///   own; then nothing changes.
+  @_specialize(exported:true,where Item == AlertData)
   public func answer(_ answer: Item.Answer, for item: Item) throws(PresentationError) {
-    let (entry, action) = try resolveCurrent(item, with: answer)
-    guard let action else {
-      entry.resolution?.resolve(.answered(answer))
-      return
-    }
-    Task {
-      await action()
-      entry.resolution?.resolve(.answered(answer))
-    }
+    try respond(to: item, with: answer)
   }
 
   /// Answers the current item and waits for the answer's action to finish.
   ///
   /// - Parameters:
   ///   - answer: The answer, which must belong to the item.
-  ///   - item: The item, which must be ``current-959d1``.
+  ///   - item: The item, which must be ``current``.
   /// - Throws: ``PresentationError`` when the item is not current or the answer is not its
   ///   own; then nothing changes.
   public func answerAndWait(
     _ answer: Item.Answer, for item: Item
   ) async throws(PresentationError) {
-    let (entry, action) = try resolveCurrent(item, with: answer)
-    await action?()
-    entry.resolution?.resolve(.answered(answer))
+    try await respondAndWait(to: item, with: answer)
   }
 
   /// Dismisses the current item without an answer; for an alert, this runs the cancel button's
   /// action.
   ///
-  /// - Parameter item: The item, which must be ``current-959d1``.
+  /// - Parameter item: The item, which must be ``current``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
+  @_specialize(exported:true,where Item == AlertData)
   public func dismiss(_ item: Item) throws(PresentationError) {
-    try dismissItem(item)
-  }
-
-  func dismissItem(_ item: Item) throws(PresentationError) {
-    let (entry, action) = try resolveCurrent(item, with: nil)
-    guard let action else {
-      entry.resolution?.resolve(.dismissed)
-      return
-    }
-    Task {
-      await action()
-      entry.resolution?.resolve(.dismissed)
-    }
+    try respond(to: item, with: nil)
   }
 
   /// Dismisses the current item and waits for its dismissal action to finish.
   ///
-  /// - Parameter item: The item, which must be ``current-959d1``.
+  /// - Parameter item: The item, which must be ``current``.
   /// - Throws: ``PresentationError/notCurrent(_:title:current:)`` when it is not; then nothing
   ///   changes.
+  @_specialize(exported:true,where Item == AlertData)
   public func dismissAndWait(_ item: Item) async throws(PresentationError) {
-    try await dismissItemAndWait(item)
-  }
-
-  func dismissItemAndWait(_ item: Item) async throws(PresentationError) {
-    let (entry, action) = try resolveCurrent(item, with: nil)
-    await action?()
-    entry.resolution?.resolve(.dismissed)
+    try await respondAndWait(to: item, with: nil)
   }
 
   /// Takes an item away, shown or waiting, without an answer: it resolves as
@@ -290,18 +259,43 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ///
   /// - Parameter id: The item's identifier.
   public func withdraw(_ id: PresentationID) {
-    mutate { $0.withdraw(id) }
+    mutate { $0.withdraw(id) }?.resolution?.resolve(.dropped(.cancelled))
   }
 
-  /// Makes the current item answered, then presents the next one; returns the showing and the
-  /// action the answer runs. The answer is checked here, and only here.
-  private func resolveCurrent(
-    _ item: Item, with answer: Item.Answer?
-  ) throws(PresentationError) -> (Showing, (@Sendable () async -> Void)?) {
-    let entry = try mutate { (state) throws(PresentationError) in
-      try state.takeAnswered(item, with: answer)
+  /// Takes an answer to the current item — `nil` for a dismissal — and starts the action it
+  /// runs, in a new task when there is one; the item resolves as answered, or dismissed, when
+  /// the action has finished. The answer is checked by the state machine, and only there.
+  func respond(to item: Item, with answer: Item.Answer?) throws(PresentationError) {
+    let shown = try mutate { (machine) throws(PresentationError) in
+      try machine.answer(item, with: answer)
     }
-    return (entry, entry.item.action(for: answer))
+    guard let action = shown.item.action(for: answer) else {
+      // The outcome is made only for an item that someone waits on: making it copies the
+      // answer.
+      if let resolution = shown.resolution { resolution.resolve(Self.outcome(of: answer)) }
+      return
+    }
+    Task {
+      await action()
+      shown.resolution?.resolve(Self.outcome(of: answer))
+    }
+  }
+
+  /// ``respond(to:with:)``, waiting for the action to finish.
+  func respondAndWait(to item: Item, with answer: Item.Answer?) async throws(PresentationError) {
+    let shown = try mutate { (machine) throws(PresentationError) in
+      try machine.answer(item, with: answer)
+    }
+    await shown.item.action(for: answer)?()
+    if let resolution = shown.resolution { resolution.resolve(Self.outcome(of: answer)) }
+  }
+
+  /// What an answer resolves an item as: answered, or for `nil`, dismissed.
+  private static func outcome(of answer: Item.Answer?) -> PresentationOutcome<Item.Answer> {
+    switch answer {
+    case .some(let answer): .answered(answer)
+    case .none: .dismissed
+    }
   }
 
   // MARK: Events
@@ -325,15 +319,110 @@ public final class PresentationHost<Item: Presentable>: Sendable {
   ) -> AsyncStream<PresentationEvent<Item>> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: PresentationEvent<Item>.self, bufferingPolicy: bufferingPolicy)
-    let identifier = state.withLock { state in
-      state.nextSubscriber += 1
-      state.subscribers[state.nextSubscriber] = continuation
-      return state.nextSubscriber
-    }
+    let identifier = mutate { $0.subscribe(continuation) }
     continuation.onTermination = { [weak self] _ in
-      self?.state.withLock { _ = $0.subscribers.removeValue(forKey: identifier) }
+      _ = self?.mutate { $0.unsubscribe(identifier) }
     }
     return stream
+  }
+
+  // MARK: Changing
+
+  /// The one place the host's state changes: runs a transition under the lock, then makes the
+  /// calls it queued with no lock held — unless another thread is making calls, which makes
+  /// these too — and returns what the transition returned. See ``PresentationStateMachine``
+  /// for the hand-off.
+  ///
+  /// A transition that throws changes nothing, so it leaves no call to make.
+  @discardableResult @inline(__always)
+  func mutate<Result, Failure: Error>(
+    _ transition: (inout PresentationStateMachine<Item>) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let token = Self.deliveryToken
+    let (result, delivery) = try machine.withLock {
+      (machine) throws(Failure) -> (Result, PresentationStateMachine<Item>.Delivery?) in
+      let result = try transition(&machine)
+      let delivery = machine.takeDelivery(by: token)
+      assert(machine.isHandedOff, "a call queued without a thread to make it")
+      return (result, delivery)
+    }
+    if let (calls, subscribers) = delivery {
+      finishDelivery(by: token, returning: make(calls, to: subscribers))
+    }
+    return result
+  }
+
+  /// The rest of `mutate`, for the deliverer that made a batch of calls, whose emptied buffer
+  /// `emptied` is: makes the calls queued meanwhile, batch after batch, until none is left and
+  /// the thread stops delivering.
+  private func finishDelivery(
+    by token: UInt, returning emptied: [PresentationStateMachine<Item>.Call] = []
+  ) {
+    var emptied = emptied
+    while let (calls, subscribers) = machine.withLock({
+      $0.finishDelivery(by: token, returning: &emptied)
+    }) {
+      emptied = make(calls, to: subscribers)
+    }
+  }
+
+  /// Reads the state under the lock.
+  func read<Result>(_ body: (borrowing PresentationStateMachine<Item>) -> Result) -> Result {
+    machine.withLock { body($0) }
+  }
+
+  /// Makes the calls of a delivery, in order, and returns the emptied buffer that held them.
+  private func make(
+    _ calls: consuming [PresentationStateMachine<Item>.Call],
+    to subscribers: [PresentationStateMachine<Item>.Subscriber]
+  ) -> [PresentationStateMachine<Item>.Call] {
+    assertNoMilieuLockHeld("a host makes its calls: presenting, withdrawing, events")
+    // Popped from the back of the reversed batch, each call is moved out of the array rather
+    // than copied out and later destroyed in it: copying and destroying the generic enum go
+    // through its value witnesses.
+    calls.reverse()
+    while let call = calls.popLast() {
+      switch consume call {
+      case .present(let item): presenter.present(item, in: self)
+      case .withdraw(let item): presenter.withdraw(item, from: self)
+      case .event(let event): for subscriber in subscribers { subscriber.yield(event) }
+      case .expire(let item, let lifetime): startExpiry(of: item, after: lifetime)
+      case .cancelExpiry(let task): task.cancel()
+      }
+    }
+    return calls
+  }
+
+  /// Names the calling thread to the hand-off's checks: its identity in debug builds, which
+  /// check that only the thread delivering finishes a delivery; 0 in release builds.
+  private static var deliveryToken: UInt {
+    #if DEBUG
+      #if canImport(Glibc)
+        UInt(pthread_self())
+      #else
+        UInt(bitPattern: pthread_self())
+      #endif
+    #else
+      0
+    #endif
+  }
+
+  // MARK: Expiring
+
+  /// Times an item's lifetime on the host's clock: when it runs out, the item is answered with
+  /// its expiry answer, unless it left the screen first.
+  private func startExpiry(of item: Item, after lifetime: Duration) {
+    guard let answer = item.expiryAnswer else { return }
+    let clock = clock
+    let task = Task { [weak self] in
+      do {
+        try await clock.sleep(for: lifetime)
+      } catch {
+        return  // cancelled: the item resolved before it expired
+      }
+      try? await self?.answerAndWait(answer, for: item)
+    }
+    if !mutate({ $0.keepExpiry(task, of: item.id) }) { task.cancel() }
   }
 }
 

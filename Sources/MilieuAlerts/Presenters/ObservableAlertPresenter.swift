@@ -25,10 +25,12 @@ import Observation
 /// In SwiftUI, a view modifier of a few lines binds it to `.alert(_:isPresented:presenting:…)`:
 /// see <doc:PresentingAlertsInSwiftUI>. Every line of logic that binding calls is here.
 ///
-/// The host calls ``present(_:in:)`` and ``withdraw(_:from:)`` from whichever thread caused the
-/// change; the presenter takes them in the order they came and applies them on the main actor.
-/// An answer given on the main actor applies what it leads to before it returns, so after
-/// `tap`, ``alert`` is already the next alert or `nil`. Alerts from several hosts that share
+/// The host calls ``present(_:in:)`` and ``withdraw(_:from:)`` on any thread, one call at a
+/// time, in the order its alerts changed; the presenter takes them in the order they came and
+/// applies them on the main actor. An answer given on the main actor applies what it leads to
+/// before it returns — the host's next alert included, even while the host's call that
+/// presents it waits for another thread — so after `tap`, ``alert`` is already the next alert
+/// or `nil`. Alerts from several hosts that share
 /// one presenter take turns, one shown at a time.
 ///
 /// An answer to an alert that is no longer shown — answered already, replaced, withdrawn, or
@@ -70,8 +72,12 @@ public final class ObservableAlertPresenter: Presenter {
   /// ```
   public var textFields: [AlertTextField] = []
 
-  /// The alerts hosts presented here, in the order they came; the first is ``alert``.
-  @ObservationIgnored private var shown: [Showing] = []
+  /// The alerts hosts presented here, taking turns in the order they came; the one whose turn
+  /// it is is ``alert``.
+  @ObservationIgnored private var shown = Turns<Showing>()
+
+  /// The alerts shown here before their host's message came, whose message is to be skipped.
+  @ObservationIgnored private var presentedEarly: Set<PresentationID> = []
 
   /// What the hosts said, in order, until the main actor applies it.
   @ObservationIgnored private nonisolated let mailbox = Lock(Mailbox())
@@ -130,7 +136,7 @@ public final class ObservableAlertPresenter: Presenter {
   private func answer(
     _ alert: AlertData, _ body: (AlertHost) throws(PresentationError) -> Void
   ) throws(PresentationError) {
-    guard let showing = shown.first, showing.alert.id == alert.id else {
+    guard let showing = shown.current, showing.alert.id == alert.id else {
       throw .notCurrent(alert.id, title: alert.title, current: self.alert?.id)
     }
     // What the host says while it takes the answer is applied below, before this returns, not
@@ -139,17 +145,31 @@ public final class ObservableAlertPresenter: Presenter {
     defer { drain() }
     guard let host = showing.host else {
       // Its host is gone, and every alert of it dropped: nobody will take the answer.
-      shown.removeFirst()
+      passTurn()
       throw .notCurrent(alert.id, title: alert.title, current: nil)
     }
     do {
       try body(host)
     } catch .notCurrent(let id, let title, let current) {
       // The host moved on without telling (its alert was answered through the host itself).
-      shown.removeFirst()
+      passTurn()
       throw .notCurrent(id, title: title, current: current)
     }
-    shown.removeFirst()
+    passTurn()
+    applyMessages()
+    // A host calls a presenter from one thread at a time, so the call that presents its next
+    // alert may be waiting for another thread to return from this presenter: that alert is
+    // current in the host already, and shown now; its message is skipped when it comes.
+    if let next = host.current, !shown.contains(next.id) {
+      shown.add(Showing(alert: next, host: host))
+      presentedEarly.insert(next.id)
+    }
+  }
+
+  /// Ends the turn of the alert shown and gives it to the next one waiting.
+  private func passTurn() {
+    shown.endTurn()
+    shown.startNext()
   }
 
   // MARK: Presenter
@@ -166,8 +186,8 @@ public final class ObservableAlertPresenter: Presenter {
     post(.present(Showing(alert: alert, host: host)))
   }
 
-  /// Takes away an alert its host no longer shows: replaced, or withdrawn because the task
-  /// awaiting it was cancelled.
+  /// Takes away an alert its host no longer shows: replaced, its host freed, or withdrawn
+  /// because the task awaiting it was cancelled.
   ///
   /// The host calls this, from any thread; you do not.
   ///
@@ -180,8 +200,9 @@ public final class ObservableAlertPresenter: Presenter {
 
   // MARK: Applying
 
-  private struct Showing: Sendable {
+  private struct Showing: Identifiable, Sendable {
     let alert: AlertData
+    var id: PresentationID { alert.id }
     /// Weak: the host holds its presenter, and an alert shown here must not keep its host.
     weak var host: AlertHost?
   }
@@ -213,6 +234,15 @@ public final class ObservableAlertPresenter: Presenter {
 
   /// Applies every message queued so far, in order, then publishes the first alert shown.
   private func drain() {
+    applyMessages()
+    let first = shown.current?.alert
+    guard first?.id != alert?.id else { return }
+    alert = first
+    textFields = first?.textFields ?? []
+  }
+
+  /// Applies every message queued so far, in order.
+  private func applyMessages() {
     let messages = mailbox.withLock { mailbox in
       mailbox.isDrainPending = false
       defer { mailbox.messages = [] }
@@ -221,14 +251,12 @@ public final class ObservableAlertPresenter: Presenter {
     for message in messages {
       switch message {
       case .present(let showing):
-        shown.append(showing)
+        if presentedEarly.isEmpty || presentedEarly.remove(showing.alert.id) == nil {
+          shown.add(showing)
+        }
       case .withdraw(let id):
-        shown.removeAll { $0.alert.id == id }
+        if shown.remove(id)?.hadTurn == true { shown.startNext() }
       }
     }
-    let first = shown.first?.alert
-    guard first?.id != alert?.id else { return }
-    alert = first
-    textFields = first?.textFields ?? []
   }
 }

@@ -42,7 +42,8 @@ public struct ShowToastAction: Sendable {
   /// toast as ``DropReason/noHost``.
   public static let noHost = ShowToastAction(
     engine: .noHost(
-      "The toast", install: "Install a host with `node.installToastHost()` on your root node."))
+      "The toast", entry: "\\.showToast",
+      install: "Install a host with `node.installToastHost()` on your root node."))
 
   /// Shows a toast.
   ///
@@ -98,8 +99,11 @@ extension EnvironmentValues {
 
   static let toastHost = Entry<ToastHost?>(nil)
 
-  /// The nearest ``ToastHost`` installed on the node or above it, if any; read it as
-  /// `node.toastHost` (or `node[\.toastHost]`).
+  /// The nearest ``ToastHost`` installed on the node or above it, if any.
+  ///
+  /// ```swift
+  /// let toasts = request[\.toastHost]
+  /// ```
   public var toastHost: ToastHost? {
     get { self[Self.toastHost] }
     set { self[Self.toastHost] = newValue }

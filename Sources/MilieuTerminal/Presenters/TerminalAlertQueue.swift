@@ -39,23 +39,21 @@ final class TerminalAlertQueue: Sendable {
   }
 
   /// One alert to ask.
-  struct Request: Sendable {
+  struct Request: Identifiable, Sendable {
     let alert: AlertData
     let host: AlertHost
     let terminal: Terminal
     /// Where problems presenting the alert are reported.
     let issueReporter: IssueReporter
-  }
 
-  private struct Showing {
-    let id: PresentationID
-    /// Becomes readable to take the alert down; `nil` if it could not be opened.
-    let cancellation: CancellationPipe?
+    var id: PresentationID { alert.id }
   }
 
   private struct State {
-    var waiting: [Request] = []
-    var showing: Showing?
+    /// The alert asked now, and the alerts waiting for their turn.
+    var turns = Turns<Request>()
+    /// Becomes readable to take the alert asked now down; `nil` if it could not be opened.
+    var cancellation: CancellationPipe?
     /// How many answers are being handed to their hosts right now.
     var answering = 0
   }
@@ -74,7 +72,7 @@ final class TerminalAlertQueue: Sendable {
   func enqueue(_ request: Request) {
     launch(
       state.withLock { state in
-        state.waiting.append(request)
+        state.turns.enqueue(request)
         return nextStart(&state)
       })
   }
@@ -83,21 +81,22 @@ final class TerminalAlertQueue: Sendable {
   /// and ends as `.cancelled`; or removes it from the queue.
   func withdraw(_ id: PresentationID) {
     state.withLock { state in
-      if let showing = state.showing, showing.id == id {
+      if state.turns.current?.id == id {
         // Signalled under the lock, so that the interaction cannot close the pipe meanwhile.
-        showing.cancellation?.signal()
+        state.cancellation?.signal()
       } else {
-        state.waiting.removeAll { $0.alert.id == id }
+        _ = state.turns.remove(id)
       }
     }
   }
 
   /// Takes the first waiting alert, unless one is up or an answer is being handed over.
   private func nextStart(_ state: inout State) -> Start? {
-    guard state.showing == nil, state.answering == 0, !state.waiting.isEmpty else { return nil }
-    let request = state.waiting.removeFirst()
+    guard state.answering == 0, state.turns.startNext(), let request = state.turns.current else {
+      return nil
+    }
     let cancellation = Result { () throws(TerminalError) in try CancellationPipe() }
-    state.showing = Showing(id: request.alert.id, cancellation: try? cancellation.get())
+    state.cancellation = try? cancellation.get()
     return Start(request: request, cancellation: cancellation)
   }
 
@@ -161,8 +160,9 @@ final class TerminalAlertQueue: Sendable {
     }
     let next = state.withLock { state -> Start? in
       // Closed under the lock, so that `withdraw` never signals a closed pipe.
-      state.showing?.cancellation?.close()
-      state.showing = nil
+      state.cancellation?.close()
+      state.cancellation = nil
+      state.turns.endTurn()
       guard reply == nil else {
         state.answering += 1
         return nil

@@ -337,7 +337,8 @@ public final class AlertRecorder: Sendable {
     let index = try Self.textField(labelled: label, in: alert)
     var typedField = alert.textFields[index]
     typedField.text = text
-    let request = "type(\(typedField.quotedText), into: \(DiagnosticText.quoted(label)))"
+    let quoted = typedField.isSecure ? typedField.quotedText : Self.quotedTyping(text)
+    let request = "type(\(quoted), into: \(DiagnosticText.quoted(label)))"
     let (typed, brokenRules) = AlertValidation.repairEntered(text, label: typedField.label)
     for brokenRule in brokenRules {
       TestRunnerReporter.fail(
@@ -405,6 +406,26 @@ public final class AlertRecorder: Sendable {
   }
 
   // MARK: Internals
+
+  /// Typed text as a failure quotes it: its first 40 characters between quotes, a line break,
+  /// return or tab written as `\n`, `\r` or `\t` and any other control character made visible,
+  /// then, for a longer text, `…` and its length.
+  static func quotedTyping(_ text: String) -> String {
+    let shown = 40
+    var escaped = ""
+    for scalar in text.prefix(shown).unicodeScalars {
+      switch scalar {
+      case "\n": escaped += "\\n"
+      case "\r": escaped += "\\r"
+      case "\t": escaped += "\\t"
+      case "\u{2028}", "\u{2029}": escaped += "\\u{\(String(scalar.value, radix: 16))}"
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    let quoted = "\"" + DiagnosticText.neutralised(escaped, lineBreak: " ") + "\""
+    let count = text.count
+    return count > shown ? quoted.dropLast() + "…\" (\(count) characters)" : quoted
+  }
 
   private func withdrawRemaining() {
     while let alert = host.current { host.withdraw(alert.id) }
@@ -542,26 +563,45 @@ public final class AlertRecorder: Sendable {
   private static func textField(
     labelled label: String, in alert: AlertData
   ) throws(AlertRecorderError) -> Int {
-    let labels = alert.textFields.map(\.label)
-    if let exact = labels.firstIndex(of: label) { return exact }
-    let matches = labels.indices.filter { labels[$0].lowercased() == label.lowercased() }
-    switch matches.count {
-    case 1: return matches[0]
-    case 0: throw .noSuchTextField(label, alert: alert.title, fields: labels)
-    default:
-      throw .ambiguousTextField(label, alert: alert.title, matches: matches.map { labels[$0] })
+    let fields = alert.textFields
+    switch match(label, among: fields.indices, named: { fields[$0].label }) {
+    case .one(let index): return index
+    case .none: throw .noSuchTextField(label, alert: alert.title, fields: fields.map(\.label))
+    case .several(let matches):
+      throw .ambiguousTextField(
+        label, alert: alert.title, matches: matches.map { fields[$0].label })
     }
   }
 
   private static func button(
     titled title: String, in alert: AlertData
   ) throws(AlertRecorderError) -> AlertButton {
-    if let exact = alert.button(titled: title) { return exact }
-    let matches = alert.buttons.filter { $0.title.lowercased() == title.lowercased() }
+    let buttons = alert.buttons
+    switch match(title, among: buttons.indices, named: { buttons[$0].title }) {
+    case .one(let index): return buttons[index]
+    case .none: throw .noSuchButton(title, alert: alert.title, buttons: buttons.map(\.title))
+    case .several(let matches):
+      throw .ambiguousButton(title, alert: alert.title, matches: matches.map { buttons[$0].title })
+    }
+  }
+
+  /// Which of the names a test means by `name`: the one equal to it, or else the ones equal to
+  /// it when letter case is ignored.
+  private enum Match {
+    case one(Int)
+    case none
+    case several([Int])
+  }
+
+  private static func match(
+    _ name: String, among indices: Range<Int>, named nameAt: (Int) -> String
+  ) -> Match {
+    if let exact = indices.first(where: { nameAt($0) == name }) { return .one(exact) }
+    let matches = indices.filter { nameAt($0).lowercased() == name.lowercased() }
     switch matches.count {
-    case 1: return matches[0]
-    case 0: throw .noSuchButton(title, alert: alert.title, buttons: alert.buttons.map(\.title))
-    default: throw .ambiguousButton(title, alert: alert.title, matches: matches.map(\.title))
+    case 0: return .none
+    case 1: return .one(matches[0])
+    default: return .several(matches)
     }
   }
 }
