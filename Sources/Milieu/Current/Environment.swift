@@ -56,9 +56,9 @@ public struct Environment<Value: Sendable>: Sendable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    // Each closure is handed straight to a reader's `init`: only so does the optimizer turn the
+    // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
     // key path written at the call site into a direct call to its getter, rather than apply it
-    // through the runtime (about 800 instructions a read). Hence no `init` in between.
+    // through the runtime (about 800 instructions a read).
     let node = EnvironmentNode.nodeForWrapper()
     if AtomicWord<Value>.fits {
       wordReader = WordEnvironmentReader(node: node) { values, _ in values[keyPath: keyPath] }
@@ -69,11 +69,16 @@ public struct Environment<Value: Sendable>: Sendable {
     }
   }
 
-  /// A wrapper from the readers one of the `init`s made.
-  @usableFromInline
-  init(word: WordEnvironmentReader<Value>?, value: ValueEnvironmentReader<Value>?) {
-    wordReader = word
-    valueReader = value
+  /// A wrapper reading from `node` with `project`, through the reader its value needs.
+  @inlinable @inline(__always)
+  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
+    if AtomicWord<Value>.fits {
+      wordReader = WordEnvironmentReader(node: node, project: project)
+      valueReader = nil
+    } else {
+      wordReader = nil
+      valueReader = ValueEnvironmentReader(node: node, project: project)
+    }
   }
 
   /// The value as the bound node sees it now.
@@ -134,8 +139,8 @@ final class WordEnvironmentReader<Value: Sendable>: Sendable {
   /// read.
   @usableFromInline let version = Atomic<UInt64>(0)
   @usableFromInline let bits = AtomicWord<Value>()
-  /// Serializes the stores of refreshes; reads never take it.
-  @usableFromInline let refreshing = FencedMutex(())
+  /// Serializes the stores of refreshes; reads never take it. Its version is unused.
+  @usableFromInline let refreshing = VersionedLock()
 
   @usableFromInline
   init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
@@ -155,12 +160,12 @@ final class WordEnvironmentReader<Value: Sendable>: Sendable {
   func refresh(at current: UInt64) -> Value {
     let (fresh, isKept) = readAfresh(project, from: node)
     guard isKept else { return fresh }
-    refreshing.withLock { _ in
-      if version.load(ordering: .relaxed) < current {
-        bits.store(fresh)
-        version.store(current, ordering: .releasing)
-      }
+    refreshing.lock()
+    if version.load(ordering: .relaxed) < current {
+      bits.store(fresh)
+      version.store(current, ordering: .releasing)
     }
+    refreshing.unlock()
     return fresh
   }
 }

@@ -37,18 +37,6 @@ extension Environment where Value: EnvironmentBindable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    let node = EnvironmentNode.nodeForWrapper()
-    if AtomicWord<Value>.fits {
-      self.init(
-        word: WordEnvironmentReader(node: node) { values, node in
-          values[keyPath: keyPath].bound(to: node)
-        }, value: nil)
-    } else {
-      self.init(
-        word: nil,
-        value: ValueEnvironmentReader(node: node) { values, node in
-          values[keyPath: keyPath].bound(to: node)
-        })
-    }
+    self.init(node: .nodeForWrapper()) { values, node in values[keyPath: keyPath].bound(to: node) }
   }
 }

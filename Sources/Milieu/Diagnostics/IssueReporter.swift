@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A place in source code: file, line and column, as the call site's literals spell them.
 ///
 /// Functions that report misuse take the location of their caller as default arguments:
@@ -116,10 +110,7 @@ public struct IssueReporter: Sendable {
 
   /// Writes each issue as one line to standard error: `warning: File.swift:12: message`.
   public static let standardError = IssueReporter { issue in
-    let line = standardErrorLine(for: issue)
-    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
-      write(2, buffer.baseAddress, buffer.count - 1)
-    }
+    writeToStandardError(standardErrorLine(for: issue))
   }
 
   /// The line ``standardError`` writes: one line, with the control characters of any text the

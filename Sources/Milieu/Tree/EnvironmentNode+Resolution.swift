@@ -31,7 +31,7 @@ extension EnvironmentNode {
       }
       let made = Frame.view(
         of: own, over: resolved === Frame.nothing ? nil : resolved,
-        owner: UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        owner: address)
       let stored = withLockedState { state, current -> Bool in
         guard current == version, state.resolved === resolved else { return false }
         // What the view replaces is kept alive by the view itself: nothing is freed here.
@@ -105,7 +105,7 @@ extension EnvironmentNode {
     // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
     // derived value was kept with a frame in the subtree.
     let inherited = state.resolved.map { old != nil && $0.top === old ? $0.base : $0 } ?? nil
-    let replaced = { Frame.replacedWrites(from: old, to: new, over: inherited) }
+    let write = (old: old, new: new, inherited: inherited)
     if let resolved = state.resolved, old != nil, resolved.top === old {
       // The node's view goes; what it inherits stays, since its own write cannot change that.
       _ = state.setResolved(resolved.base ?? Frame.nothing)
@@ -113,7 +113,7 @@ extension EnvironmentNode {
     }
     var outdated: Set<Stamped>?
     if let old, let new,
-      case .some(.some(let carried)) = Self.carried(old, past: &outdated, replaced)
+      case .some(.some(let carried)) = Self.carried(old, past: &outdated, write)
     {
       new.attach(carried)
     }
@@ -123,7 +123,7 @@ extension EnvironmentNode {
       forEachDescendant(bumpingVersions: true) { node, state, _ in
         if let resolved = state.setResolved(nil) { retired.append(resolved) }
         if state.isAbove(oldSource) { state.above = newSource }
-        if let own = state.own, let carried = Self.carried(own, past: &outdated, replaced),
+        if let own = state.own, let carried = Self.carried(own, past: &outdated, write),
           carried !== own.attachment
         {
           let reissued = own.reissued()
@@ -152,13 +152,15 @@ extension EnvironmentNode {
 }
 
 extension EnvironmentNode {
-  /// What `frame`'s attachment keeps past the writes in `outdated` (filled by `replaced` when
-  /// first needed): `.none` if it has no attachment, `.some(nil)` if it keeps nothing.
+  /// What `frame`'s attachment keeps past the writes in `outdated` (filled, when first needed,
+  /// with the writes that replacing own frame `old` with `new` over `inherited` replaces): `.none` if it has no attachment, `.some(nil)` if it keeps nothing.
   fileprivate static func carried(
-    _ frame: Frame, past outdated: inout Set<Stamped>?, _ replaced: () -> Set<Stamped>
+    _ frame: Frame, past outdated: inout Set<Stamped>?,
+    _ write: (old: Frame?, new: Frame?, inherited: Frame?)
   ) -> (any FrameAttachment)?? {
     guard let attachment = frame.attachment as? any FrameAttachment else { return .none }
-    var writes = outdated ?? replaced()
+    var writes =
+      outdated ?? Frame.replacedWrites(from: write.old, to: write.new, over: write.inherited)
     defer { outdated = writes }
     return .some(attachment.carried(past: &writes))
   }

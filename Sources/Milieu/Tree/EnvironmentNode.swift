@@ -195,6 +195,9 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// The node this one inherits from, or `nil` for a root.
   public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
 
+  /// The node's address, as views name their owner.
+  var address: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+
   /// How many ancestors the node has: 0 for a root; kept in the lock's word.
   var depth: UInt32 { lock.depth }
 

@@ -3,9 +3,7 @@
 /// Both are kept as they come, with nothing to retain or release: the name is spelled out only
 /// when a diagnostic shows it.
 @usableFromInline
-enum ValueName: @unchecked Sendable, CustomStringConvertible {
-  // @unchecked: a metatype is immutable and may be shared between threads; Swift 6.3 does not
-  // yet treat existential metatypes as `Sendable`. It holds no mutable state.
+enum ValueName: Sendable, CustomStringConvertible {
   case accessor(StaticString)
   case key(any EnvironmentKey.Type)
 
