@@ -192,7 +192,7 @@ import Testing
   /// of those two.
   @Test func aWriteToAnInputRebuildsOnceWhateverTheRequestsDo() {
     let failures = Lock<[String]>([])
-    for index in 0..<50 {
+    for index in 0..<100 {
       let round = Round()
       let app = EnvironmentNode("app")
       app.update { $0[round.client] = "before" }

@@ -278,9 +278,9 @@ extension AnyDerived {
   /// The builds on this thread, outermost first, from the one that is this value, if one is;
   /// `innermost` is the innermost build on this thread.
   private func cycle(from innermost: DerivedBuild?) -> [DerivedBuild]? {
-    guard let chain = innermost?.chain,
-      let start = chain.firstIndex(where: { $0.derivation === self })
-    else { return nil }
+    guard let innermost, innermost.chainIsBuilding(self) else { return nil }
+    let chain = innermost.chain
+    guard let start = chain.firstIndex(where: { $0.derivation === self }) else { return nil }
     return chain[...start].reversed()
   }
 

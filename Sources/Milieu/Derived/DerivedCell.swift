@@ -27,6 +27,10 @@ final class DerivedCell: Sendable {
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
+  /// The values this cell was last found not current in, by their frames' identities: frames
+  /// never change, so it stays so, and a chain of derived values rebuilt after a write checks
+  /// each link once, not once for every link above it.
+  private let staleIn = Atomic<UInt>(0)
 
   init(
     derivation: AnyDerived, name: ValueName, value: consuming StoredValue,
@@ -54,7 +58,19 @@ final class DerivedCell: Sendable {
 
   /// Whether the value was built from what `values` sees, and nothing it read was discarded.
   func isCurrent(in values: EnvironmentValues) -> Bool {
-    !isDiscarded && hasInputs(of: values)
+    guard !isDiscarded else { return false }
+    let key = Self.key(of: values)
+    if staleIn.load(ordering: .relaxed) == key { return false }
+    if hasInputs(of: values) { return true }
+    staleIn.store(key, ordering: .relaxed)
+    return false
+  }
+
+  /// A word telling the frames of `values` apart.
+  private static func key(of values: EnvironmentValues) -> UInt {
+    let own = values.own.map { UInt(bitPattern: $0.identity) } ?? 0
+    let base = values.base.map { UInt(bitPattern: $0.identity) } ?? 0
+    return (own &* 0x9E37_79B9_7F4A_7C15) ^ base | 1
   }
 
   /// What the build read, and what each derived value it read was built from, each key once, in
@@ -79,6 +95,7 @@ final class DerivedCell: Sendable {
   /// Whether `values` sees every write and derived value this value was built from.
   func hasInputs(of values: EnvironmentValues) -> Bool {
     // By index, so that no input is copied out whole.
+    WorkCount.add(inputs.count)
     for index in inputs.indices {
       let stamp =
         inputs[index].hasDetail
@@ -94,7 +111,9 @@ final class DerivedCell: Sendable {
     guard let detail = input.detail, !values.hasRecord(for: input.key) else {
       return values.stamp(of: input.key)
     }
-    return uncheckedDowncast(detail, to: AnyDerived.self).cachedCell(in: values)?.stamp ?? 0
+    // A chain of derived values thousands deep checks thousands deep: see `DeepCall`.
+    let derivation = uncheckedDowncast(detail, to: AnyDerived.self)
+    return DeepCall.run(running: { derivation.cachedCell(in: values)?.stamp ?? 0 })
   }
 }
 

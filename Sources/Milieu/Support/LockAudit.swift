@@ -68,3 +68,24 @@ enum LockAudit {
 public func assertNoMilieuLockHeld(_ what: @autoclosure () -> String) {
   LockAudit.assertNoneHeld(what())
 }
+
+/// In debug builds, the steps Milieu's calls took on this thread: records copied or probed,
+/// nodes walked or resolved, reads recorded and inputs checked. A test that doubles a size
+/// checks that the count at most a little more than doubles: no quadratic path, counted, not
+/// timed. Release builds compile it away.
+enum WorkCount {
+  #if DEBUG
+    private static let slot = ThreadSlot()
+
+    /// The steps counted on this thread so far.
+    static var onThisThread: Int { slot.word }
+  #endif
+
+  /// Counts `steps` more on this thread.
+  @inline(__always)
+  static func add(_ steps: Int = 1) {
+    #if DEBUG
+      slot.word += steps
+    #endif
+  }
+}

@@ -303,6 +303,102 @@ final class ThreadSlot: Sendable {
   }
 }
 
+/// Runs calls that nest without bound (a derived value built from one built from another, and
+/// so on, thousands deep) on threads with stacks of their own, so that no depth exhausts the
+/// stack of the thread that started them.
+enum DeepCall {
+  /// How many calls nest on one thread before the next moves to a new one.
+  static let limit = 64
+  /// The stack of each new thread: room for `limit` nested calls, many times over.
+  static let stackSize = 16 << 20
+
+  private static let depth = ThreadSlot()
+
+  /// Runs `body` on this thread, or, `limit` nested calls deep, on a new thread whose stack is
+  /// fresh, while this one waits; `carry` runs first on the new thread, to give it the state the
+  /// body reads from thread-specific storage.
+  static func run<Result>(carrying carry: () -> Void = {}, running body: () -> Result) -> Result {
+    let nesting = depth.word
+    guard nesting >= limit else {
+      depth.word = nesting + 1
+      defer { depth.word = nesting }
+      return body()
+    }
+    return withoutActuallyEscaping(body) { body in
+      withoutActuallyEscaping(carry) { carry in
+        let job = ThreadJob {
+          carry()
+          depth.word = 1
+          return body()
+        }
+        job.runOnNewThread(stackSize: stackSize)
+        // Counted where the call was made.
+        WorkCount.add(job.work)
+        return job.result.unsafelyUnwrapped
+      }
+    }
+  }
+}
+
+/// A body run on a thread of its own, and what it returned.
+private final class ThreadJob<Result>: ThreadRunnable {
+  let body: () -> Result
+  var result: Result?
+
+  init(_ body: @escaping () -> Result) {
+    self.body = body
+  }
+
+  /// The steps the body counted on its thread (see `WorkCount`).
+  var work = 0
+
+  func run() {
+    #if DEBUG
+      let before = WorkCount.onThisThread
+      defer { work = WorkCount.onThisThread - before }
+    #endif
+    result = body()
+  }
+
+  /// Runs the body on a new thread with a stack of `stackSize` bytes, and waits for it; runs it
+  /// here if no thread can be made.
+  func runOnNewThread(stackSize: Int) {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, stackSize)
+    let context = Unmanaged.passRetained(self as ThreadRunnable as AnyObject)
+    #if canImport(Darwin)
+      var thread: pthread_t?
+    #else
+      var thread = pthread_t()
+    #endif
+    let status = pthread_create(
+      &thread, &attributes,
+      { context in
+        guard let context else { return nil }
+        let job = Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue()
+        (job as? ThreadRunnable)?.run()
+        return nil
+      }, context.toOpaque())
+    guard status == 0 else {
+      context.release()
+      run()
+      return
+    }
+    #if canImport(Darwin)
+      if let thread { pthread_join(thread, nil) }
+    #else
+      pthread_join(thread, nil)
+    #endif
+  }
+}
+
+/// What a new thread runs.
+private protocol ThreadRunnable: AnyObject {
+  func run()
+}
+
 /// An identifier of the calling thread, to tell which thread builds a value.
 func currentThreadID() -> UInt {
   #if canImport(Darwin)

@@ -66,6 +66,7 @@ extension EnvironmentNode {
         break
       }
       pending.append((node, version))
+      WorkCount.add()
       cursor = above
     }
     for (node, version) in pending.reversed() {

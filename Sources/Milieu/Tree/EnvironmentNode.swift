@@ -307,6 +307,7 @@ public final class EnvironmentNode: @unchecked Sendable {
           last.node._withUnsafeGuaranteedRef { $0.lock.isHeld },
           "a walk holds the lock of every node on its path while it visits below")
         path[path.count - 1].next = node.nextSibling
+        WorkCount.add()
         node.lock.lock()
         let descends = visit(node, &node.state, path.count)
         path.append((child, descends ? node.state.firstChild : nil))

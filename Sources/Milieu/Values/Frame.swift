@@ -128,6 +128,7 @@ struct Frame: @unchecked Sendable {
       let mask = index.count - 1
       var slot = Int(truncatingIfNeeded: hash &>> 32) & mask
       while index[slot] != 0 {
+        WorkCount.add()
         let position = Int(index[slot]) - 1
         if records[position].key == key { return position }
         slot = (slot + 1) & mask
@@ -199,7 +200,8 @@ struct Frame: @unchecked Sendable {
     _ position: Int, of header: UnsafeMutablePointer<FrameHeader>,
     records: UnsafeMutablePointer<FrameRecord>, home: Unmanaged<FrameBuffer>?
   ) -> FrameRecord {
-    records[position].copy(home: home, origin: origin(of: records + position, in: header))
+    WorkCount.add()
+    return records[position].copy(home: home, origin: origin(of: records + position, in: header))
   }
 
   /// The value of the record at `position`, type-erased, for diagnostics.
@@ -646,6 +648,7 @@ struct FrameHeader {
     guard count > Frame.scanLimit else { return }
     if index.count < count * 2 {
       index = Array(repeating: 0, count: max(32, (count * 4).nextPowerOf2))
+      WorkCount.add(count)
       for indexed in 0..<count { place(records[indexed].key, at: indexed) }
     } else {
       place(key, at: position)

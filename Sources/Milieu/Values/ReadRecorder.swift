@@ -70,6 +70,7 @@ final class ReadRecorder: Sendable {
   /// Records a read, unless the key was read before; a key first read on another's behalf and
   /// then by the recorded code itself counts as the recorded code's.
   func record(_ read: Read) {
+    WorkCount.add()
     state.withLock { state in
       let position =
         state.reads.count <= Self.indexThreshold
