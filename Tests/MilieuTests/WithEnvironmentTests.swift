@@ -67,6 +67,21 @@ import Testing
     #expect(node[\.retries] == 7, "the override leaked into the service's own node")
   }
 
+  @Test func theChildIsNamedAfterTheServiceItCameFrom() async {
+    let library = EnvironmentNode("app").child("library").withCurrent { Library() }
+    let folder = library.openFolderOffline()
+    let name = "withEnvironment(from: Library)"
+    #expect(folder.$retries.node.name == name)
+    #expect(folder.$retries.node.explain(\.retries).description.contains("node \"\(name)\""))
+    let store = EnvironmentNode("app").withCurrent { Store() }
+    let node = await withEnvironment(from: store) {
+      $0.retries = 1
+    } operation: {
+      EnvironmentNode.current
+    }
+    #expect(node.name == "withEnvironment(from: Store)")
+  }
+
   @Test func theAsyncFormKeepsTheNodeAcrossSuspensions() async {
     let node = EnvironmentNode("app").child("library") { $0.retries = 5 }
     let library = node.withCurrent { Library() }

@@ -46,6 +46,9 @@ public func withEnvironment<Result, Failure: Error>(
 
 /// Runs code in a child of an existing service's node, with values overridden for it alone.
 ///
+/// The child is named after the service's type, `withEnvironment(from: Library)`, as
+/// ``EnvironmentNode/explain(_:)`` and ``EnvironmentNode/treeDescription(maxDepth:)`` show it.
+///
 /// ```swift
 /// func openFolderOffline(_ name: String) -> FolderService {
 ///   withEnvironment(from: self) { $0.retries = 0 } operation: { FolderService(name) }
@@ -73,7 +76,9 @@ public func withEnvironment<Result, Failure: Error>(
 ) throws(Failure) -> Result {
   let node = EnvironmentNode.serviceNode(
     of: service, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-  return try node.child(fileID: fileID, line: line, configure).withCurrent(body)
+  return try node.child(
+    "withEnvironment(from: \(type(of: service)))", fileID: fileID, line: line, configure
+  ).withCurrent(body)
 }
 
 /// Runs asynchronous code in the environment of an existing service.
@@ -108,6 +113,9 @@ public func withEnvironment<Result, Failure: Error>(
 /// Runs asynchronous code in a child of an existing service's node, with values overridden for
 /// it alone.
 ///
+/// The child is named after the service's type, `withEnvironment(from: Library)`, as
+/// ``EnvironmentNode/explain(_:)`` and ``EnvironmentNode/treeDescription(maxDepth:)`` show it.
+///
 /// ```swift
 /// try await withEnvironment(from: self) { $0.retries = 0 } operation: {
 ///   try await SyncService().run()
@@ -134,7 +142,9 @@ public func withEnvironment<Result, Failure: Error>(
 ) async throws(Failure) -> Result {
   let node = EnvironmentNode.serviceNode(
     of: service, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-  return try await node.child(fileID: fileID, line: line, configure).withCurrent(body)
+  return try await node.child(
+    "withEnvironment(from: \(type(of: service)))", fileID: fileID, line: line, configure
+  ).withCurrent(body)
 }
 
 extension EnvironmentNode {
