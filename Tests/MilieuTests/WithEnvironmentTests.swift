@@ -77,7 +77,8 @@ import Testing
     let node = await withEnvironment(from: store) {
       $0.retries = 1
     } operation: {
-      EnvironmentNode.current
+      await Task.yield()
+      return EnvironmentNode.current
     }
     #expect(node.name == "withEnvironment(from: Store)")
   }
