@@ -647,7 +647,7 @@ struct FrameHeader {
     let count = max(self.count, position + 1)
     guard count > Frame.scanLimit else { return }
     if index.count < count * 2 {
-      index = Array(repeating: 0, count: max(32, (count * 4).nextPowerOf2))
+      index = Array(repeating: 0, count: max(32, (count * 2).nextPowerOf2))
       WorkCount.add(count)
       for indexed in 0..<count { place(records[indexed].key, at: indexed) }
     } else {
