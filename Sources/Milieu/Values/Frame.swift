@@ -386,19 +386,31 @@ struct Frame: @unchecked Sendable {
     merged.buffer.withUnsafeMutablePointers { header, records in
       other.buffer.withUnsafeMutablePointers { sourceHeader, source in
         for position in 0..<other.count where keys.contains(source[position].key) {
-          let record = Self.copy(position, of: sourceHeader, records: source, home: nil)
-          if let existing = merged.position(of: record.key) {
-            records[existing] = record
-          } else {
-            let end = header.pointee.count
-            (records + end).initialize(to: record)
-            header.pointee.count += 1
-            header.pointee.insert(source[position].key, at: end, records: records)
-          }
+          Self.put(
+            Self.copy(position, of: sourceHeader, records: source, home: nil),
+            header: header, records: records)
         }
       }
     }
     return merged
+  }
+
+  /// Stores `record` in the unfrozen frame of `header` and `records`, in place of the record
+  /// for its key if there is one, else after the last; the frame has room for it.
+  private static func put(
+    _ record: consuming FrameRecord, header: UnsafeMutablePointer<FrameHeader>,
+    records: UnsafeMutablePointer<FrameRecord>
+  ) {
+    let key = record.key
+    if let existing = position(of: key, header: header, records: records) {
+      records[existing] = record
+      return
+    }
+    let end = header.pointee.count
+    assert(end < header.pointee.capacity, "a frame is written within its capacity")
+    (records + end).initialize(to: record)
+    header.pointee.count += 1
+    header.pointee.insert(key, at: end, records: records)
   }
 
   /// Makes this frame a node's own frame, which never changes again: `depth` is the node's.
@@ -459,15 +471,9 @@ struct Frame: @unchecked Sendable {
       let home = Unmanaged.passUnretained(top.buffer)
       top.buffer.withUnsafeMutablePointers { sourceHeader, source in
         for position in 0..<top.count {
-          let record = Self.copy(position, of: sourceHeader, records: source, home: home)
-          if let existing = view.position(of: record.key) {
-            records[existing] = record
-          } else {
-            let end = header.pointee.count
-            (records + end).initialize(to: record)
-            header.pointee.count += 1
-            header.pointee.insert(source[position].key, at: end, records: records)
-          }
+          Self.put(
+            Self.copy(position, of: sourceHeader, records: source, home: home),
+            header: header, records: records)
         }
       }
       header.pointee.top = top
