@@ -36,7 +36,7 @@ import Testing
   /// readers after it each keep their value: two builds, however they alternate. Before, they
   /// shared the anchor's one place and evicted each other: 12 builds for 5 rounds.
   @Test func twoSetsOfInputsReadAlternatelyAreEachBuiltOnce() {
-    let fixture = Fixture()
+    let fixture = DerivedAnchorTests.Fixture()
     let root = EnvironmentNode("root")
     root.update { $0[fixture.shallow] = 1 }
     let app = root.child("app") { $0[fixture.deep] = 2 }
@@ -82,7 +82,7 @@ import Testing
   /// replaces, and the input, when the write returns; values taken before it keep both until
   /// they go.
   @Test func aReplacedInputAndWhatWasBuiltFromItAreFreedWhenTheWriteReturns() {
-    let fixture = Fixture()
+    let fixture = DerivedAnchorTests.Fixture()
     let root = EnvironmentNode("root")
     let held = EnvironmentValues.Entry(Box(0))
     root.update {
@@ -113,7 +113,7 @@ import Testing
   /// A write to an input that is the anchor, or to a value nothing read, keeps what still holds:
   /// a write elsewhere on the anchor's node does not rebuild.
   @Test func aWriteNoValueReadKeepsTheValues() {
-    let fixture = Fixture()
+    let fixture = DerivedAnchorTests.Fixture()
     let root = EnvironmentNode("root")
     root.update { $0[fixture.shallow] = 1 }
     let app = root.child("app") { $0[fixture.deep] = 2 }
@@ -233,5 +233,35 @@ private typealias Derived = EnvironmentValues.Derived
       }
     }
     #expect(torn.load(ordering: .relaxed) == 0)
+  }
+
+  /// A write carries a frame's derived values forward under its node locks, from a copy of the
+  /// frame's table. If another thread's build replaces a value in that table meanwhile, the copy
+  /// holds the replaced value's last reference: the write must hand it back to be released
+  /// after its locks, never release it under them. Before, it did (CI's thread-sanitizer run
+  /// stopped on "a derived value is released while holding 1 of Milieu's locks").
+  @Test func aValueReplacedWhileAWriteCarriesItsTableIsReleasedAfterTheWrite() throws {
+    let fixture = DerivedAnchorTests.Fixture()
+    let node = EnvironmentNode("root").child("node") { $0[fixture.deep] = 1 }
+    let other = EnvironmentNode("root").child("other") { $0[fixture.deep] = 2 }
+    weak var first = node.values[fixture.service]
+    _ = other.values[fixture.service]
+    /// The table of derived values kept with a node's own frame.
+    func table(of node: EnvironmentNode) throws -> DerivedCellTable {
+      let own = try #require(node.withLockedState { state, _ in state.own })
+      return try #require(DerivedCellTable.of(own, creating: false))
+    }
+    let second = try #require(try table(of: other).cell(for: fixture.service.derivation))
+    let table = try table(of: node)
+    let deep = ObjectIdentifier(fixture.deep)
+    let input = Stamped(key: deep, stamp: node.values.stamp(of: deep))
+    var replaced: Set<Stamped> = [input]
+    var released: [Any] = []
+    #expect(table.carried(past: &replaced, released: &released) == nil)
+    // The build on the other thread, as it keeps its value where the first one was.
+    _ = table.keep(second)
+    #expect(first != nil, "the copy the write looked at keeps the replaced value")
+    released.removeAll()
+    #expect(first == nil, "released with what the write handed back")
   }
 }

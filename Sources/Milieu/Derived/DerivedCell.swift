@@ -177,8 +177,11 @@ final class DerivedCellTable: FrameAttachment {
     withLock { cells, _ in cells.map(\.cell) }.filter { !$0.isDiscarded }
   }
 
-  func carried(past replaced: inout Set<Stamped>) -> (any FrameAttachment)? {
+  func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)? {
     let all = withLock { cells, _ in cells }
+    // A build that keeps a cell here meanwhile may replace one of these, leaving this copy its
+    // last reference: released by the caller, after the write's locks.
+    released.append(all)
     var kept = all
     // A dropped value drops what was built from it: go round until nothing more drops.
     var dropped = true

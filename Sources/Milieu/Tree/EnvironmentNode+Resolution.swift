@@ -94,6 +94,7 @@ extension EnvironmentNode {
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
   func write(_ change: (_ own: Frame?, _ serial: UInt64) -> Frame??) {
     var retired: [Frame] = []
+    var released: [Any] = []
     // The nodes whose change streams may see the write, listed only while some stream exists.
     var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
     let version = lock.lock()
@@ -114,7 +115,8 @@ extension EnvironmentNode {
     }
     var outdated: Set<Stamped>?
     if let old, let new,
-      case .some(.some(let carried)) = Self.carried(old, past: &outdated, write)
+      case .some(.some(let carried)) = Self.carried(
+        old, past: &outdated, write, released: &released)
     {
       new.attach(carried)
     }
@@ -124,7 +126,8 @@ extension EnvironmentNode {
       forEachDescendant(bumpingVersions: true) { node, state, _ in
         if let resolved = state.setResolved(nil) { retired.append(resolved) }
         if state.isAbove(oldSource) { state.above = newSource }
-        if let own = state.own, let carried = Self.carried(own, past: &outdated, write),
+        if let own = state.own,
+          let carried = Self.carried(own, past: &outdated, write, released: &released),
           carried !== own.attachment
         {
           let reissued = own.reissued()
@@ -137,7 +140,7 @@ extension EnvironmentNode {
       }
     }
     lock.unlock(bumping: true)
-    withExtendedLifetime((old, retired)) {}
+    withExtendedLifetime((old, retired, released)) {}
     if let listed { ChangeObservers.refresh(observersOf: listed) }
   }
 
@@ -157,12 +160,12 @@ extension EnvironmentNode {
   /// with the writes that replacing own frame `old` with `new` over `inherited` replaces): `.none` if it has no attachment, `.some(nil)` if it keeps nothing.
   fileprivate static func carried(
     _ frame: Frame, past outdated: inout Set<Stamped>?,
-    _ write: (old: Frame?, new: Frame?, inherited: Frame?)
+    _ write: (old: Frame?, new: Frame?, inherited: Frame?), released: inout [Any]
   ) -> (any FrameAttachment)?? {
     guard let attachment = frame.attachment as? any FrameAttachment else { return .none }
     var writes =
       outdated ?? Frame.replacedWrites(from: write.old, to: write.new, over: write.inherited)
     defer { outdated = writes }
-    return .some(attachment.carried(past: &writes))
+    return .some(attachment.carried(past: &writes, released: &released))
   }
 }

@@ -577,8 +577,10 @@ struct Stamped: Hashable, Sendable {
 protocol FrameAttachment: AnyObject, Sendable {
   /// What a frame that holds the same records, but for the writes in `replaced`, keeps: `self`
   /// when nothing here was made from them, `nil` when nothing is left. Adds to `replaced` the
-  /// stamps of what it drops, so that what was made from those goes too.
-  func carried(past replaced: inout Set<Stamped>) -> (any FrameAttachment)?
+  /// stamps of what it drops, so that what was made from those goes too. Called under node
+  /// locks: whatever it looked at that may hold the last reference to a value goes in
+  /// `released`, which the caller releases once no lock is held.
+  func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)?
 }
 
 /// The fields of a record that diagnostics and the layers above read, copied out of the frame.
