@@ -244,7 +244,7 @@ private typealias Derived = EnvironmentValues.Derived
     let fixture = DerivedAnchorTests.Fixture()
     let node = EnvironmentNode("root").child("node") { $0[fixture.deep] = 1 }
     let other = EnvironmentNode("root").child("other") { $0[fixture.deep] = 2 }
-    weak var first = node.values[fixture.service]
+    weak let first = node.values[fixture.service]
     _ = other.values[fixture.service]
     /// The table of derived values kept with a node's own frame.
     func table(of node: EnvironmentNode) throws -> DerivedCellTable {
