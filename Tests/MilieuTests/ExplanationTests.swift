@@ -2,6 +2,23 @@ import Milieu
 import Testing
 
 @Suite struct ExplanationTests {
+  /// A node's name may come from a request: every diagnostic that prints it prints it on one
+  /// line, its control characters and escape sequences made visible, so it cannot forge a line
+  /// or drive a terminal.
+  @Test func aHostileNodeNameIsPrintedNeutralised() {
+    let node = EnvironmentNode("app").child("x\nretries at node \"app\" is 0\u{1B}[2J") {
+      $0.retries = 1
+    }
+    let printed = [
+      node.description, node.explain(\.retries).description, node.treeDescription(),
+    ]
+    for text in printed {
+      #expect(!text.contains("\u{1B}"), "\(text)")
+      #expect(!text.contains("x\nretries"), "\(text)")
+    }
+    #expect(node.description == #"node "x retries at node "app" is 0^[[2J""#)
+  }
+
   @Test func aDefaultIsExplainedAsTheDefault() {
     let leaf = EnvironmentNode("app").child("leaf")
     let explanation = leaf.explain(\.retries)

@@ -201,8 +201,8 @@ extension EnvironmentNode {
     }
   }
 
-  /// Reads a key path from `values` and records what it read: the keys, with the slots they
-  /// were found in, and what the layers above attached (the kept derived values it read).
+  /// Reads a key path from `values` and records what it read: the keys, with the stamps of the
+  /// writes they found, and what the layers above attached (the kept derived values it read).
   static func record<Value>(
     _ keyPath: KeyPath<EnvironmentValues, Value>, in values: EnvironmentValues
   ) -> (value: Value, reads: [ReadRecorder.Read], attachments: [any AnyObject & Sendable]) {
@@ -213,8 +213,9 @@ extension EnvironmentNode {
     return (value, recorder.takeReads(), recorder.takeAttachments())
   }
 
-  /// The name diagnostics show for a node.
+  /// The name diagnostics show for a node: its name quoted on one line, with every control
+  /// character made visible, since a name may come from a request.
   static func displayName(_ name: String?) -> String {
-    name.map { "node \"\($0)\"" } ?? "an unnamed node"
+    name.map { "node \(DiagnosticText.quoted($0))" } ?? "an unnamed node"
   }
 }

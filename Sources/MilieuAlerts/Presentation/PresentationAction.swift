@@ -77,12 +77,12 @@ package struct PresentationAction<Item: Presentable>: Sendable {
     let place: String
     let reporter: IssueReporter
     if let binding {
-      place = "on the path from \(Self.name(of: binding.node)) to the root"
+      place = "on the path from \(binding.node) to the root"
       reporter = binding.reporter
     } else {
       let current = EnvironmentNode.current
       place =
-        "above the node this action was read from (it was called in \(Self.name(of: current)); "
+        "above the node this action was read from (it was called in \(current); "
         + "read with a node's subscript, an action does not know that node: read it with "
         + "`@Environment(\(report.entry))`, or bind it with `bound(to: node)`, to have it named "
         + "here)"
@@ -93,10 +93,6 @@ package struct PresentationAction<Item: Presentable>: Sendable {
         "\(report.what) \(DiagnosticText.quoted(item.title)) was dropped: no host is installed "
           + "\(place). \(report.install)", at: item.callSiteForDiagnostics))
     resolution?.resolve(.dropped(.noHost))
-  }
-
-  private static func name(of node: EnvironmentNode) -> String {
-    node.name.map { "node \(DiagnosticText.quoted($0))" } ?? "an unnamed node"
   }
 
   /// This action, run in `node` whichever node is current when it is called.
