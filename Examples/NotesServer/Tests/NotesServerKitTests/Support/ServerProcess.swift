@@ -19,21 +19,27 @@ final class ServerProcess {
   /// Starts the server on a free port of 127.0.0.1.
   ///
   /// - Parameters:
-  ///   - openFiles: The open-file limit (`ulimit -n`) it starts with.
+  ///   - store: Where it keeps its notes: an SQLite file's path or a PostgreSQL URL
+  ///     (``TestDatabase/location``).
+  ///   - openFiles: The open-file limit (`ulimit -n`) it starts with; the test process's own
+  ///     unless given.
   ///   - raisable: Whether only the soft limit is lowered, so that the server may raise it
   ///     again, or the hard limit too.
   ///   - arguments: More command-line arguments.
   /// - Throws: ``RawConnection/Failure`` when the executable is not built; what starting a
   ///   process throws.
-  init(openFiles: Int, raisable: Bool = false, arguments: [String] = []) throws {
+  init(
+    store: String, openFiles: Int? = nil, raisable: Bool = false, arguments: [String] = []
+  ) throws {
     let executable = Self.productsDirectory.appendingPathComponent("NotesServer").path
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw RawConnection.Failure(description: "no \(executable): run swift build first")
     }
-    let ulimit = "ulimit \(raisable ? "-S " : "")-n \(openFiles)"
+    let ulimit = openFiles.map { "ulimit \(raisable ? "-S " : "")-n \($0) && " } ?? ""
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments =
-      ["-c", "\(ulimit) && exec \"$0\" \"$@\"", executable, "--port", "0"] + arguments
+      ["-c", "\(ulimit)exec \"$0\" \"$@\"", executable, "--port", "0", "--store", store]
+      + arguments
     process.standardOutput = output
     process.standardError = output
     try process.run()
