@@ -99,6 +99,7 @@ let package = Package(
         .product(name: "InMemoryLogging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "SQLiteNIO", package: "sqlite-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
         .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

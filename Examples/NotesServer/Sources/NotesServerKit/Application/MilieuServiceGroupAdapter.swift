@@ -18,14 +18,14 @@ import Synchronization
 /// ```
 public final class MilieuServiceGroupAdapter: Service, CustomStringConvertible {
   private enum State {
-    case starting([CheckedContinuation<Void, any Error>])
+    case starting([Int: CheckedContinuation<Void, any Error>], nextWaiter: Int)
     case running
     case ended(any Error)
   }
 
   private let start: @Sendable () async throws -> Void
   private let stop: @Sendable () async throws -> Void
-  private let state = Mutex(State.starting([]))
+  private let state = Mutex(State.starting([:], nextWaiter: 0))
 
   /// Creates the adapter.
   ///
@@ -62,26 +62,53 @@ public final class MilieuServiceGroupAdapter: Service, CustomStringConvertible {
     try await stop()
   }
 
-  /// Waits until every service has started.
+  /// Waits until every service has started, or the waiting task is cancelled.
   ///
-  /// - Throws: ``ServicesDidNotStart`` when they did not.
+  /// - Throws: ``ServicesDidNotStart`` when they did not; `CancellationError` when cancelled.
   public func waitUntilRunning() async throws {
-    try await withCheckedThrowingContinuation { continuation in
-      state.withLock { state in
-        switch state {
-        case .starting(let waiting): state = .starting(waiting + [continuation])
-        case .running: continuation.resume()
-        case .ended(let error): continuation.resume(throwing: error)
+    let waiter = state.withLock { state -> Int? in
+      guard case .starting(let waiting, let next) = state else { return nil }
+      state = .starting(waiting, nextWaiter: next + 1)
+      return next
+    }
+    guard let waiter else { return try outcome() }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let added = state.withLock { state -> Bool in
+          guard case .starting(var waiting, let next) = state, !Task.isCancelled else {
+            return false
+          }
+          waiting[waiter] = continuation
+          state = .starting(waiting, nextWaiter: next)
+          return true
         }
+        if !added { continuation.resume(with: Result { try outcome() }) }
       }
+    } onCancel: {
+      let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        guard case .starting(var waiting, let next) = state else { return nil }
+        defer { state = .starting(waiting, nextWaiter: next) }
+        return waiting.removeValue(forKey: waiter)
+      }
+      cancelled?.resume(throwing: CancellationError())
+    }
+  }
+
+  /// How the start ended, once it has: nothing when the services run.
+  private func outcome() throws {
+    let current = state.withLock { state -> State in state }
+    switch current {
+    case .starting: throw CancellationError()
+    case .running: return
+    case .ended(let error): throw error
     }
   }
 
   private func end(_ outcome: State) {
     let waiting = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
       defer { state = outcome }
-      guard case .starting(let waiting) = state else { return [] }
-      return waiting
+      guard case .starting(let waiting, _) = state else { return [] }
+      return Array(waiting.values)
     }
     for continuation in waiting {
       if case .ended(let error) = outcome {

@@ -126,7 +126,8 @@ public final class PostgresNotesStore: NotesStore {
   /// A user's notes, oldest first; see ``NotesStore/notes(of:)``.
   public func notes(of owner: AuthenticatedUser) async throws(NotesStoreError) -> [Note] {
     try await rows(
-      "SELECT id, owner, title, text FROM notes WHERE owner = \(owner.name) ORDER BY id")
+      "SELECT id, owner, title, text FROM notes WHERE owner = \(owner.name) ORDER BY id",
+      isRead: true)
   }
 
   /// Adds a note in one statement; see ``NotesStore/add(_:owner:)``.
@@ -167,7 +168,7 @@ public final class PostgresNotesStore: NotesStore {
 
   /// The number of notes; see ``NotesStore/count()``.
   public func count() async throws(NotesStoreError) -> Int {
-    try await run {
+    try await run(isRead: true) {
       var count = 0
       for try await (value) in try await self.client.query(
         "SELECT count(*) FROM notes", logger: self.logger
@@ -178,8 +179,10 @@ public final class PostgresNotesStore: NotesStore {
     }
   }
 
-  private func rows(_ query: PostgresQuery) async throws(NotesStoreError) -> [Note] {
-    try await run {
+  private func rows(
+    _ query: PostgresQuery, isRead: Bool = false
+  ) async throws(NotesStoreError) -> [Note] {
+    try await run(isRead: isRead) {
       var notes: [Note] = []
       for try await (id, owner, title, text) in try await self.client.query(
         query, logger: self.logger
@@ -190,14 +193,25 @@ public final class PostgresNotesStore: NotesStore {
     }
   }
 
+  /// Runs a statement, turning its failure into a ``NotesStoreError``.
+  ///
+  /// A read whose connection turns out to be closed is sent once more, on another: the pool
+  /// may lease a connection the server has just ended before it sees it close. A write is
+  /// never sent twice, since the first may have been carried out.
   private func run<Result>(
-    _ body: () async throws -> Result
+    isRead: Bool = false, _ body: () async throws -> Result
   ) async throws(NotesStoreError) -> Result {
     guard running.withLock({ $0 != nil }) else {
       throw NotesStoreError(store: self, "it is not running: start it first, or it was stopped")
     }
     do {
       return try await body()
+    } catch let error as PSQLError where isRead && error.code == .serverClosedConnection {
+      do {
+        return try await body()
+      } catch {
+        throw NotesStoreError(store: self, Self.reason(error))
+      }
     } catch {
       throw NotesStoreError(store: self, Self.reason(error))
     }

@@ -22,6 +22,8 @@ struct NotesTestApp: Sendable {
   let node: EnvironmentNode
   /// The app's store, started: an SQLite file or a PostgreSQL schema of the test's own.
   let store: any NotesStore
+  /// Where the store keeps its notes: the SQLite file's path, or the PostgreSQL schema.
+  let database: String
   /// What the app's `notify` sent.
   let notifications: NotificationRecorder
   /// Everything the app logged, at every level.
@@ -64,7 +66,8 @@ func withNotesApp<Result: Sendable>(
       .set(\.notify, notify ?? notifications.action), .set(\.clock, clock)
     ) {
       let app = NotesTestApp(
-        node: .current, store: store, notifications: notifications, logs: logs, clock: clock)
+        node: .current, store: store, database: made.location, notifications: notifications,
+        logs: logs, clock: clock)
       let router = NotesApplication.makeRouter()
       addRoutes(router)
       return try await NotesApplication.make(router: router).test(.router) { client in

@@ -78,6 +78,37 @@ final class ServerProcess {
       .count
   }
 
+  /// Sends the server a signal.
+  ///
+  /// - Parameter signal: The signal, such as `SIGTERM`.
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
+  /// Waits, at most `limit`, until the server has printed a line that contains `text`.
+  ///
+  /// - Returns: Whether it did in time.
+  func waitForOutput(containing text: String, within limit: Duration = .seconds(30)) async -> Bool {
+    await read(within: limit) { $0.contains(text) }
+    return printed.contains(text)
+  }
+
+  /// Waits, at most `limit`, until the server exits, reading all it prints.
+  ///
+  /// - Returns: Its exit status, or `nil` if it was still running when `limit` passed or was
+  ///   ended by a signal it did not handle.
+  func exitStatus(within limit: Duration) async -> Int32? {
+    await read(within: limit) { _ in false }
+    let process = process
+    let exited = await onThreadOfItsOwn {
+      let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+      while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+      return !process.isRunning
+    }
+    guard exited, process.terminationReason == .exit else { return nil }
+    return process.terminationStatus
+  }
+
   /// Stops the server, as an operator's SIGTERM does, and reads all it printed until it exited,
   /// waiting at most `limit`.
   ///

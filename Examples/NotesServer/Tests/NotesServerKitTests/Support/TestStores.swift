@@ -47,8 +47,8 @@ struct TestStore: Sendable {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       let path = folder + "/notes.sqlite"
       made = TestStore(
-        store: SQLiteNotesStore(path: path), location: path,
-        reopen: { SQLiteNotesStore(path: path) },
+        store: SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500)), location: path,
+        reopen: { SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500)) },
         remove: { try? FileManager.default.removeItem(atPath: folder) })
     case .postgresql:
       let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
