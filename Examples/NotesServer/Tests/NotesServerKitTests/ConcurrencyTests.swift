@@ -31,8 +31,8 @@ struct ConcurrencyTests {
       func probe() -> EnvironmentProbe {
         EnvironmentProbe(
           user: user?.name, requestID: requestID,
-          loggerUser: logger[metadataKey: "user"]?.description,
-          loggerRequestID: logger[metadataKey: "request.id"]?.description,
+          loggerUser: logger.metadataProvider?.get()["user"]?.description,
+          loggerRequestID: logger.metadataProvider?.get()["request.id"]?.description,
           nodeIsChildOfApp: EnvironmentNode.current.parent === appNode)
       }
       let before = probe()

@@ -189,7 +189,8 @@ extension NotesConfiguration {
         print(usage)
         exit(0)
       }
-      var logger = Logger(label: "NotesServer")
+      // Every line logged in a request carries its id and user, read from the request's node.
+      var logger = Logger(label: "NotesServer", metadataProvider: .notesRequest)
       logger.logLevel = logLevel
       logger.info(
         """

@@ -1,4 +1,6 @@
 import Logging
+import Milieu
+import Tracing
 
 /// What a user can do with their notes: the server's logic, free of HTTP.
 ///
@@ -47,7 +49,7 @@ public final class NotesService: Sendable {
   /// - Returns: The notes.
   /// - Throws: ``APIError`` 503 when the store cannot be reached.
   public func notes(for caller: NotesCaller) async throws(APIError) -> [Note] {
-    let notes = try await caller.unavailable { () throws(NotesStoreError) in
+    let notes = try await traced("notes.list", caller) { () throws(NotesStoreError) in
       try await store.notes(of: caller.user)
     }
     caller.logger.debug("listed \(notes.count) notes")
@@ -66,7 +68,7 @@ public final class NotesService: Sendable {
     _ draft: NoteDraft, for caller: NotesCaller
   ) async throws(APIError) -> Note {
     try draft.validate()
-    let note = try await caller.unavailable { () throws(NotesStoreError) in
+    let note = try await traced("notes.add", caller) { () throws(NotesStoreError) in
       try await store.add(draft, owner: caller.user)
     }
     caller.logger.debug("created note \(note.id)")
@@ -82,7 +84,7 @@ public final class NotesService: Sendable {
   /// - Throws: ``APIError`` 404 if the user has no such note, 503 when the store cannot be
   ///   reached.
   public func delete(id: Int, for caller: NotesCaller) async throws(APIError) {
-    let removed = try await caller.unavailable { () throws(NotesStoreError) in
+    let removed = try await traced("notes.remove", caller) { () throws(NotesStoreError) in
       try await store.remove(id: id, owner: caller.user)
     }
     guard let note = removed else {
@@ -123,7 +125,7 @@ public final class NotesService: Sendable {
     let redeemed = try store.deletionTokens.redeem(token, of: caller.user, clock: clock)
     let count: Int
     do {
-      count = try await caller.unavailable { () throws(NotesStoreError) in
+      count = try await traced("notes.remove-all", caller) { () throws(NotesStoreError) in
         try await store.removeAll(of: caller.user)
       }
     } catch {
@@ -133,6 +135,32 @@ public final class NotesService: Sendable {
     caller.logger.debug("deleted all \(count) notes")
     notify(.deletedAll(owner: caller.user.name, count: count))
     return DeletedAllResponse(deleted: count)
+  }
+}
+
+extension NotesService {
+  /// Runs a call to the store in a span of the current request (see
+  /// `EnvironmentValues.startSpan(_:)`), turning its failure into the 503 the client gets.
+  ///
+  /// - Parameters:
+  ///   - operationName: The span's name.
+  ///   - caller: The request's user and logger.
+  ///   - call: The call.
+  /// - Returns: What the call returns.
+  /// - Throws: ``APIError`` 503 naming the store, when the call fails.
+  func traced<Value>(
+    _ operationName: String, _ caller: NotesCaller,
+    _ call: () async throws(NotesStoreError) -> Value
+  ) async throws(APIError) -> Value {
+    let span = EnvironmentNode.current.values.startSpan(operationName)
+    defer { span.end() }
+    do {
+      return try await caller.unavailable(call)
+    } catch {
+      span.recordError(error)
+      span.setStatus(SpanStatus(code: .error, message: error.message))
+      throw error
+    }
   }
 }
 

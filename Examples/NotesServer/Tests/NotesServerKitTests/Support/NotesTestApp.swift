@@ -6,6 +6,7 @@ import Logging
 import Milieu
 import MilieuTesting
 import NotesServerKit
+import Tracing
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -41,6 +42,7 @@ struct NotesTestApp: Sendable {
 ///     ``NotesTestApp/notifications``.
 ///   - logger: The app's logger; by default one that logs everything into the app's
 ///     ``NotesTestApp/logs``.
+///   - tracer: The app's tracer; by default one that records nothing.
 ///   - addRoutes: Adds routes of the test's own to the router, after the notes routes.
 ///   - body: The test.
 /// - Returns: What `body` returns.
@@ -50,11 +52,13 @@ func withNotesApp<Result: Sendable>(
   configuration: NotesConfiguration = NotesConfiguration(),
   notify: NotifyAction? = nil,
   logger: Logger? = nil,
+  tracer: (any Tracer)? = nil,
   addRoutes: (Router<NotesRequestContext>) -> Void = { _ in },
   _ body: @Sendable (any TestClientProtocol, NotesTestApp) async throws -> Result
 ) async throws -> Result {
-  let logs = InMemoryLogHandler()
-  var inMemoryLogger = Logger(label: "NotesServerTests") { _ in logs }
+  var logs = InMemoryLogHandler()
+  logs.metadataProvider = .notesRequest
+  var inMemoryLogger = Logger(label: "NotesServerTests") { [logs] _ in logs }
   inMemoryLogger.logLevel = .trace
   let notifications = NotificationRecorder()
   let clock = TestClock()
@@ -63,7 +67,8 @@ func withNotesApp<Result: Sendable>(
     return try await withTestEnvironment(
       .set(\.configuration, configuration), .set(\.logger, logger ?? inMemoryLogger),
       .set(\.notesStore, store),
-      .set(\.notify, notify ?? notifications.action), .set(\.clock, clock)
+      .set(\.notify, notify ?? notifications.action), .set(\.clock, clock),
+      .set(\.tracer, tracer ?? NoOpTracer())
     ) {
       let app = NotesTestApp(
         node: .current, store: store, database: made.location, notifications: notifications,
