@@ -1,6 +1,5 @@
 // The notes server, Milieu's variant: one app node for what the process shares, and a child of
-// it for each request (see `RequestEnvironmentMiddleware`); the store starts before the server
-// accepts anything and closes after its last request.
+// it for each request (see `RequestEnvironmentMiddleware`).
 import Milieu
 import NotesServerKit
 
@@ -22,8 +21,11 @@ app.update { values in
 }
 
 let application = app.withCurrent { NotesApplication.make() }
+// Milieu starts the store the notes service reads before the server accepts anything, and
+// stops it after the server's last request; ServiceGroup runs both and turns SIGTERM and
+// SIGINT into a graceful shutdown.
+let services = MilieuServiceGroupAdapter(node: app, services: [\.notesService])
 exit(
   await NotesServerProcess.run(
-    server: application, start: { try await store.start(logging: logger) },
-    stop: { await store.stop(logging: logger) }, shutdownTimeout: configuration.shutdownTimeout,
-    logger: logger))
+    server: application, services: services, readiness: services.readiness,
+    shutdownTimeout: configuration.shutdownTimeout, logger: logger))

@@ -14,8 +14,8 @@ let services = HandWiredAppServices(
   configuration: configuration, logger: logger, store: store, clock: ContinuousClock())
 
 let application = HandWiredApplication.make(services: services)
+let storeService = HandStartedStore(store)
 exit(
   await NotesServerProcess.run(
-    server: application, start: { try await store.start(logging: logger) },
-    stop: { await store.stop(logging: logger) }, shutdownTimeout: configuration.shutdownTimeout,
-    logger: logger))
+    server: application, services: storeService, readiness: storeService.readiness,
+    shutdownTimeout: configuration.shutdownTimeout, logger: logger))

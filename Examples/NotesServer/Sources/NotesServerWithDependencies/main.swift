@@ -20,9 +20,9 @@ let status = await withDependencies {
     store: store, clock: ContinuousClock(), notify: .loggingWithDependencies,
     deletionTokenLifetime: configuration.deletionTokenLifetime)
 } operation: {
-  await NotesServerProcess.run(
-    server: DependenciesApplication.make(), start: { try await store.start(logging: logger) },
-    stop: { await store.stop(logging: logger) }, shutdownTimeout: configuration.shutdownTimeout,
-    logger: logger)
+  let services = HandStartedStore(store)
+  return await NotesServerProcess.run(
+    server: DependenciesApplication.make(), services: services, readiness: services.readiness,
+    shutdownTimeout: configuration.shutdownTimeout, logger: logger)
 }
 exit(status)

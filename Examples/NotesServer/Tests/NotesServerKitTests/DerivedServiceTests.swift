@@ -80,7 +80,7 @@ struct DerivedServiceTests {
       #expect(try await newStore.notes(of: alice).map(\.title) == ["New"])
       #expect(try await app.store.notes(of: alice) == [])
       #expect(await eventually { app.node.drawnChildCount == 0 })
-      await other.store.stop()
+      try? await other.store.stop()
       await other.remove()
     }
   }

@@ -96,13 +96,16 @@ struct ProcessLifecycleTests {
     let server = try ServerProcess(store: location, arguments: ["--start-timeout", "1"])
     let status = await server.exitStatus(within: .seconds(20))
     #expect(status == 69, "exit status \(String(describing: status)): \(server.printed)")
+    // Milieu names the service and the path that leads to it; the store names its database.
     let named =
       switch store {
-      case .sqlite: "a service could not start: the SQLite notes store at \(location): cannot open"
-      case .postgresql:
-        "a service could not start: the PostgreSQL notes store at 127.0.0.1:"
+      case .sqlite: "the SQLite notes store at \(location): cannot open"
+      case .postgresql: "the PostgreSQL notes store at 127.0.0.1:"
       }
-    #expect(server.printed.contains(named), "\(server.printed)")
+    #expect(
+      server.printed.contains(
+        "a service could not start: notesStore (notesService → notesStore) failed to start: \(named)"
+      ), "\(server.printed)")
     #expect(!server.printed.contains("listening on"), "it served: \(server.printed)")
   }
 

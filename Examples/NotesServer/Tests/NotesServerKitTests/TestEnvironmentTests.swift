@@ -97,8 +97,40 @@ struct TestEnvironmentTests {
     }
     #expect(Set(services.take().map(ObjectIdentifier.init)).count == 8)
     for store in made {
-      await store.store.stop()
+      try? await store.store.stop()
       await store.remove()
+    }
+  }
+}
+
+/// The app's service graph, checked in one call before anything serves: the notes service and
+/// the store it reads, built, started and stopped, with every problem reported at once.
+@Suite("The service graph")
+struct ServiceGraphTests {
+  @Test(arguments: StoreKind.all)
+  func theNotesServiceAndItsStoreBuildStartAndStop(store kind: StoreKind) async throws {
+    let made = try await TestStore.make(kind, start: false)
+    do {
+      try await withTestEnvironment(.set(\.notesStore, made.store)) {
+        try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
+      }
+      await made.remove()
+    } catch {
+      await made.remove()
+      throw error
+    }
+  }
+
+  @Test func aStoreThatCannotStartIsReportedWithThePathToIt() async throws {
+    let store = SQLiteNotesStore(path: "/nonexistent-folder/notes.sqlite")
+    await #expect {
+      try await withTestEnvironment(.set(\.notesStore, store)) {
+        try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
+      }
+    } throws: { error in
+      let description = "\(error)"
+      return description.contains("notesService → notesStore")
+        && description.contains("the SQLite notes store at /nonexistent-folder/notes.sqlite")
     }
   }
 }

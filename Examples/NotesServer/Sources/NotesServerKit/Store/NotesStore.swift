@@ -1,4 +1,4 @@
-import Logging
+import Milieu
 
 /// Where the notes live: the one protocol the server's stores share.
 ///
@@ -7,8 +7,10 @@ import Logging
 /// `PostgresClient`. The app node holds the one the command line chose, as
 /// `EnvironmentValues.notesStore`; tests set one of their own.
 ///
-/// A store is a service with a lifecycle: ``start()`` opens it (a file, or a pool of
-/// connections) and makes its table, ``stop()`` closes it. Each method is one statement, so a
+/// A store is a Milieu `LifecycleService`: ``start()`` opens it (a file, or a pool of
+/// connections) and makes its table, logging when it begins and when it is ready; ``stop()``
+/// closes it. The app node's `startServices([\.notesService])` starts it before the service
+/// built on it, and stops it after. Each method is one statement, so a
 /// change is kept whole or not at all; one that cannot reach the database throws
 /// ``NotesStoreError``, which names the store and answers 503.
 ///
@@ -17,22 +19,14 @@ import Logging
 /// try await store.start()
 /// let note = try await store.add(NoteDraft(title: "Standup"), owner: alice)
 /// try await store.notes(of: alice)  // [note]
-/// await store.stop()
+/// try await store.stop()
 /// ```
-public protocol NotesStore: AnyObject, Sendable, CustomStringConvertible {
+public protocol NotesStore: LifecycleService, AnyObject, CustomStringConvertible {
   /// The delete-all confirmation tokens issued for this store's notes.
   ///
   /// They live in the process, not in the database: a token is good for a minute, and a
   /// restart voids it.
   var deletionTokens: DeletionTokens { get }
-
-  /// Opens the store and makes its table if it has none.
-  ///
-  /// - Throws: ``NotesStoreError`` naming the store when it cannot be reached.
-  func start() async throws(NotesStoreError)
-
-  /// Closes the store; what is in flight finishes first.
-  func stop() async
 
   /// A user's notes, oldest first.
   ///
@@ -105,26 +99,5 @@ public struct NotesStoreError: Error, CustomStringConvertible {
   public var apiError: APIError {
     APIError(
       status: .serviceUnavailable, message: "\(description); nothing was changed, try again later")
-  }
-}
-
-extension NotesStore {
-  /// Starts the store, logging when it begins and when it is ready.
-  ///
-  /// - Parameter logger: Where to log.
-  /// - Throws: ``NotesStoreError`` naming the store when it cannot be reached.
-  public func start(logging logger: Logger) async throws(NotesStoreError) {
-    logger.info("starting \(self)")
-    try await start()
-    logger.info("started \(self)")
-  }
-
-  /// Stops the store, logging when it begins and when it is closed.
-  ///
-  /// - Parameter logger: Where to log.
-  public func stop(logging logger: Logger) async {
-    logger.info("stopping \(self)")
-    await stop()
-    logger.info("stopped \(self): it is closed")
   }
 }

@@ -30,7 +30,7 @@ public final class PostgresNotesStore: NotesStore {
   /// - Parameters:
   ///   - configuration: Where the database is and how to log in.
   ///   - startTimeout: How long ``start()`` waits for the database to answer.
-  ///   - logger: Where the client logs its connections.
+  ///   - logger: Where the store logs its start and stop, and the client its connections.
   public init(
     configuration: PostgresClient.Configuration, startTimeout: Duration = .seconds(10),
     logger: Logger = Logger(label: "NotesServer.postgres")
@@ -52,7 +52,7 @@ public final class PostgresNotesStore: NotesStore {
   /// - Parameters:
   ///   - url: The URL.
   ///   - startTimeout: How long ``start()`` waits for the database to answer.
-  ///   - logger: Where the client logs its connections.
+  ///   - logger: Where the store logs its start and stop, and the client its connections.
   /// - Throws: ``PostgresURLError`` naming what is wrong with the URL.
   public convenience init(
     url: String, startTimeout: Duration = .seconds(10),
@@ -86,6 +86,7 @@ public final class PostgresNotesStore: NotesStore {
   ///
   /// - Throws: ``NotesStoreError`` when the database does not answer in time, or refuses.
   public func start() async throws(NotesStoreError) {
+    logger.info("starting \(self)")
     let client = client
     let task = Task { await client.run() }
     running.withLock { $0 = task }
@@ -102,15 +103,27 @@ public final class PostgresNotesStore: NotesStore {
       }
     }
     switch outcome {
-    case .finished(.success): return
+    case .finished(.success):
+      logger.info("started \(self)")
+      return
     case .finished(.failure(let error)):
-      await stop()
+      await stopClient()
       throw NotesStoreError(store: self, "cannot make its table: \(Self.reason(error))")
     case .timedOut:
-      await stop()
+      await stopClient()
       throw NotesStoreError(
         store: self, "the database did not answer within \(startTimeout): is it running?")
     }
+  }
+
+  /// Ends the client's run after a failed start, without logging a stop.
+  private func stopClient() async {
+    let task = running.withLock { running in
+      defer { running = nil }
+      return running
+    }
+    task?.cancel()
+    await task?.value
   }
 
   /// Ends the client's run: statements in flight finish, then every connection closes.
@@ -119,8 +132,11 @@ public final class PostgresNotesStore: NotesStore {
       defer { running = nil }
       return running
     }
-    task?.cancel()
-    await task?.value
+    guard let task else { return }
+    logger.info("stopping \(self)")
+    task.cancel()
+    await task.value
+    logger.info("stopped \(self): every connection is closed")
   }
 
   /// A user's notes, oldest first; see ``NotesStore/notes(of:)``.

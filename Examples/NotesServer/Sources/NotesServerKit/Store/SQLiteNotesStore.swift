@@ -28,7 +28,7 @@ public final class SQLiteNotesStore: NotesStore {
   /// - Parameters:
   ///   - path: The file's path.
   ///   - busyTimeout: How long a statement waits for a lock another connection holds.
-  ///   - logger: Where sqlite-nio logs.
+  ///   - logger: Where the store logs its start and stop, and sqlite-nio what it does.
   public init(
     path: String, busyTimeout: Duration = .seconds(5),
     logger: Logger = Logger(label: "NotesServer.sqlite")
@@ -45,6 +45,7 @@ public final class SQLiteNotesStore: NotesStore {
   ///
   /// - Throws: ``NotesStoreError`` when the file cannot be opened or written.
   public func start() async throws(NotesStoreError) {
+    logger.info("starting \(self)")
     let opened: SQLiteConnection
     do {
       opened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -75,15 +76,18 @@ public final class SQLiteNotesStore: NotesStore {
       return connection
     }
     try? await earlier?.close()
+    logger.info("started \(self)")
   }
 
   /// Closes the file. Statements sent after it fail with a ``NotesStoreError``.
   public func stop() async {
+    logger.info("stopping \(self)")
     let open = connection.withLock { connection in
       defer { connection = nil }
       return connection
     }
     try? await open?.close()
+    logger.info("stopped \(self): it is closed")
   }
 
   /// A user's notes, oldest first; see ``NotesStore/notes(of:)``.

@@ -38,6 +38,8 @@ struct TestStore: Sendable {
   /// Makes a fresh store of a kind: an SQLite file in a folder of its own, or a PostgreSQL
   /// schema of its own, so that tests running in parallel never share notes or ids.
   static func make(_ kind: StoreKind, start: Bool = true) async throws -> TestStore {
+    // The stores log their start and stop, which every test makes: nowhere.
+    let quiet = PostgresAdmin.logger
     let name =
       "notes_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let made: TestStore
@@ -47,8 +49,9 @@ struct TestStore: Sendable {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       let path = folder + "/notes.sqlite"
       made = TestStore(
-        store: SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500)), location: path,
-        reopen: { SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500)) },
+        store: SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500), logger: quiet),
+        location: path,
+        reopen: { SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500), logger: quiet) },
         remove: { try? FileManager.default.removeItem(atPath: folder) })
     case .postgresql:
       let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
@@ -58,7 +61,8 @@ struct TestStore: Sendable {
         var configuration = configuration
         configuration.options.additionalStartupParameters = [("search_path", name)]
         configuration.options.maximumConnections = 8
-        return PostgresNotesStore(configuration: configuration, startTimeout: .seconds(20))
+        return PostgresNotesStore(
+          configuration: configuration, startTimeout: .seconds(20), logger: quiet)
       }
       made = TestStore(
         store: open(), location: name, reopen: open,
@@ -83,11 +87,11 @@ func withStore<Result: Sendable>(
   let made = try await TestStore.make(kind)
   do {
     let result = try await body(made)
-    await made.store.stop()
+    try? await made.store.stop()
     await made.remove()
     return result
   } catch {
-    await made.store.stop()
+    try? await made.store.stop()
     await made.remove()
     throw error
   }

@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// | 143 | stopped by SIGTERM or SIGINT while starting; what had started was stopped |
 ///
 /// ```swift
-/// exit(await NotesServerProcess.run(server: application, start: start, stop: stop, …))
+/// let services = MilieuServiceGroupAdapter(node: app, services: [\.notesService])
+/// exit(await NotesServerProcess.run(server: application, services: services, …))
 /// ```
 public enum NotesServerProcess {
   /// The exit status of a process that stopped as asked after serving.
@@ -30,23 +31,25 @@ public enum NotesServerProcess {
   ///
   /// - Parameters:
   ///   - server: The HTTP server.
-  ///   - start: Starts the services, in the graph's order.
-  ///   - stop: Stops them, in reverse.
+  ///   - services: What starts and stops the services, in the group before the server:
+  ///     ``MilieuServiceGroupAdapter``, or ``HandStartedStore``.
+  ///   - readiness: Says when they run; the server waits for it.
   ///   - shutdownTimeout: How long the graceful shutdown may take before the group cancels
   ///     what is left.
   ///   - logger: Where the group logs, and where the end is logged.
   /// - Returns: The exit status.
   public static func run(
-    server: some Service, start: @escaping @Sendable () async throws -> Void,
-    stop: @escaping @Sendable () async throws -> Void, shutdownTimeout: Duration, logger: Logger
+    server: some Service, services: some Service, readiness: ServicesReadiness,
+    shutdownTimeout: Duration, logger: Logger
   ) async -> Int32 {
-    let services = MilieuServiceGroupAdapter(start: start, stop: stop)
     var configuration = ServiceGroupConfiguration(
       services: [
-        .init(service: services, successTerminationBehavior: .gracefullyShutdownGroup),
         .init(
-          service: ServerAfterServices(services: services, server: server),
-          successTerminationBehavior: .gracefullyShutdownGroup),
+          service: services, successTerminationBehavior: .gracefullyShutdownGroup,
+          serviceName: "services"),
+        .init(
+          service: ServerAfterServices(readiness, server: server),
+          successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "HTTP server"),
       ],
       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = shutdownTimeout
