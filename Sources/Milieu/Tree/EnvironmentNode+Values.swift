@@ -158,27 +158,27 @@ extension EnvironmentNode {
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     var scratch = writableValues().values
-    let (seenOwn, seenBase) = (scratch.own?.identity, scratch.base?.identity)
+    // Held, so that its records' stamps tell what the body wrote: a record whose stamp is not
+    // the one it had here was written by the body, whatever copies the values went through.
+    let seen = scratch.own
     let result = try body(&scratch)
-    guard let written = scratch.own.take(), written.identity != seenOwn else { return result }
-    // Code that assigned other values whole wrote their own values too: values whose own frame
-    // is not one written here, made from the node's.
-    let isWritten =
-      !written.isFrozen && (seenOwn.map(written.isCopy(of:)) ?? !written.isCopy)
-    let isWhole = scratch.base?.identity != seenBase || !isWritten
-    let first = written.firstStamp
+    guard var written = scratch.own.take(), written !== seen else { return result }
+    // Values assigned whole from a node's: stamp and freeze a copy of their frame.
+    if written.isFrozen { written = written.copy(minimumCapacity: written.count) }
+    let isWrite = { (key: ObjectIdentifier, stamp: UInt64) in seen?.stamp(of: key) != stamp }
     write { own, serial in
       let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
       let frame: Frame
-      if !isWhole, own?.identity == seenOwn {
+      if own === seen {
         frame = written
-        frame.stampOrigins(origin, since: first)
       } else {
-        // Another write reached the node since it was read, or the values were assigned
-        // whole: lay what this one wrote over the node's own values as they are now.
-        let keys = Set((isWhole ? written.infos.map(\.key) : written.newWrites.map(\.key)))
+        // Another write reached the node since it was read: lay what this one wrote over the
+        // node's own values as they are now.
+        let keys = Set(written.infos.filter { isWrite($0.key, $0.stamp) }.map(\.key))
         frame = Frame.merged(own, with: written, keys: keys)
-        frame.stampOrigins(origin) { key, _ in keys.contains(key) }
+      }
+      frame.stampOrigins(origin) { key, stamp in
+        written.stamp(of: key) == stamp && isWrite(key, stamp)
       }
       frame.freeze(depth: depth)
       return .some(frame)

@@ -358,27 +358,6 @@ struct Frame: @unchecked Sendable {
     }
   }
 
-  /// The first stamp this frame gave a write, 0 if none: what it copied from elsewhere is older.
-  var firstStamp: UInt64 { header(\.firstStamp) }
-
-  /// Whether this frame was copied from the frame with this identity.
-  func isCopy(of identity: ObjectIdentifier) -> Bool { header(\.copiedFrom) == identity }
-
-  /// Whether this frame was copied from another.
-  var isCopy: Bool { header(\.copiedFrom) != nil }
-
-  /// The stamps of the records written to this frame since it was made, with their keys.
-  var newWrites: [Stamped] {
-    buffer.withUnsafeMutablePointers { header, records in
-      let first = header.pointee.firstStamp
-      guard first != 0 else { return [] }
-      return (0..<header.pointee.count).compactMap { position in
-        records[position].stamp >= first
-          ? Stamped(key: records[position].key, stamp: records[position].stamp) : nil
-      }
-    }
-  }
-
   /// The records of `other` for `keys` stored over those of `frame`: a new, unfrozen frame.
   static func merged(_ frame: Frame?, with other: Frame, keys: Set<ObjectIdentifier>) -> Frame {
     let merged =
