@@ -104,6 +104,36 @@ import Testing
     }
   }
 
+  /// Values a body copies and hands to another thread are the body's own: the node's frame is
+  /// not theirs, so stamping and freezing it races with nothing, and their copy writes freely.
+  @Test func valuesTheBodyLetsEscapeAreNotTheNodes() {
+    let node = EnvironmentNode("node")
+    let escaped = Lock<EnvironmentValues?>(nil, audited: false)
+    let stop = Atomic<Bool>(false)
+    onThreads(2) { index in
+      guard index == 0 else {
+        while !stop.load(ordering: .acquiring) {
+          guard var copy = escaped.withLock({ $0 }) else { continue }
+          copy.greeting = "escaped"
+          #expect(copy.retries == 1)
+        }
+        return
+      }
+      for value in 1...200 {
+        node.update { values in
+          values.retries = 1
+          values.ratio = Double(value)
+          escaped.withLock { $0 = values }
+        }
+      }
+      stop.store(true, ordering: .releasing)
+    }
+    let own = node.withLockedState { state, _ in state.own }
+    let copy = escaped.withLock { $0?.own }
+    #expect(own !== copy)
+    #expect(node[\.greeting] == "Hello")
+  }
+
   private func line(of source: EnvironmentExplanation.Source) -> UInt? {
     guard case .override(let origin) = source else { return nil }
     return origin.line

@@ -163,8 +163,11 @@ extension EnvironmentNode {
     let seen = scratch.own
     let result = try body(&scratch)
     guard var written = scratch.own.take(), written !== seen else { return result }
-    // Values assigned whole from a node's: stamp and freeze a copy of their frame.
-    if written.isFrozen { written = written.copy(minimumCapacity: written.count) }
+    // Values assigned whole from a node's, or values the body let escape, share the frame:
+    // stamp and freeze a copy that only this update holds.
+    if written.isFrozen || !written.isUnique() {
+      written = written.copy(minimumCapacity: written.count)
+    }
     let isWrite = { (key: ObjectIdentifier, stamp: UInt64) in seen?.stamp(of: key) != stamp }
     write { own, serial in
       let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
