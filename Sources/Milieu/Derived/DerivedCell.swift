@@ -27,10 +27,10 @@ final class DerivedCell: Sendable {
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
-  /// The values this cell was last found not current in, by their frames' identities: frames
-  /// never change, so it stays so, and a chain of derived values rebuilt after a write checks
-  /// each link once, not once for every link above it.
-  private let staleIn = Atomic<UInt>(0)
+  /// The values this cell was last found not current in, by their frames' ids, which no other
+  /// frame ever has: frames never change, so it stays so, and a chain of derived values rebuilt
+  /// after a write checks each link once, not once for every link above it.
+  private let staleIn = Atomic<WordPair>(WordPair(first: 0, second: 0))
 
   init(
     derivation: AnyDerived, name: ValueName, value: consuming StoredValue,
@@ -60,17 +60,18 @@ final class DerivedCell: Sendable {
   func isCurrent(in values: EnvironmentValues) -> Bool {
     guard !isDiscarded else { return false }
     let key = Self.key(of: values)
-    if staleIn.load(ordering: .relaxed) == key { return false }
+    // Never both 0: those values hold no write, so a cell kept with an anchor is current there.
+    if staleIn.load(ordering: .relaxed) == key, key != WordPair(first: 0, second: 0) {
+      return false
+    }
     if hasInputs(of: values) { return true }
     staleIn.store(key, ordering: .relaxed)
     return false
   }
 
-  /// A word telling the frames of `values` apart.
-  private static func key(of values: EnvironmentValues) -> UInt {
-    let own = values.own.map { UInt(bitPattern: $0.identity) } ?? 0
-    let base = values.base.map { UInt(bitPattern: $0.identity) } ?? 0
-    return (own &* 0x9E37_79B9_7F4A_7C15) ^ base | 1
+  /// The ids of the frames of `values`; 0 for none, which no frame has.
+  private static func key(of values: EnvironmentValues) -> WordPair {
+    WordPair(first: UInt(values.own?.id ?? 0), second: UInt(values.base?.id ?? 0))
   }
 
   /// What the build read, and what each derived value it read was built from, each key once, in

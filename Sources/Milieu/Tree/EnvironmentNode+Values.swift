@@ -35,9 +35,9 @@ extension EnvironmentNode {
     // and making it stales no cache. It starts resolved against what this node's children see,
     // unless a write reached this node while the closure ran.
     let version = lock.version
+    // Held, to tell whether the closure left it in place.
     let view = viewForChildren()
-    let viewIdentity = view.identity
-    var scratch = EnvironmentValues(own: nil, base: consume view)
+    var scratch = EnvironmentValues(own: nil, base: view)
     configure(&scratch)
     let own = Self.adopt(
       &scratch, origin: EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
@@ -46,7 +46,7 @@ extension EnvironmentNode {
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
     // The view, taken back, unless the closure assigned other values whole.
     let base = scratch.base.take()
-    link(child, resolved: base?.identity == viewIdentity ? base : nil, ifVersionIs: version)
+    link(child, resolved: base === view ? base : nil, ifVersionIs: version)
     return child
   }
 

@@ -45,8 +45,11 @@ struct Frame: @unchecked Sendable {
     buffer.withUnsafeMutablePointerToHeader { $0.pointee[keyPath: field] }
   }
 
-  /// The identity of the block, to compare with one seen before.
+  /// The identity of the block, to compare with one held.
   var identity: ObjectIdentifier { ObjectIdentifier(buffer) }
+
+  /// A number no other frame has had or will have: a frame's identity that outlives it.
+  var id: UInt64 { header(\.id) }
 
   /// Whether this is the only reference to the block.
   mutating func isUnique() -> Bool { isKnownUniquelyReferenced(&buffer) }
@@ -580,6 +583,8 @@ struct FrameHeader {
 
   @usableFromInline var count = 0
   @usableFromInline let capacity: Int
+  /// See ``Frame/id``: drawn from the counter stamps come from, so never a record's stamp.
+  let id = Frame.newStamp()
   /// One bit per key hash, set for every key stored: most lookups of an absent key end here.
   @usableFromInline var filter: UInt64 = 0
   /// Positions plus one by key hash, with linear probing; 0 is an empty place. Empty while the
