@@ -29,6 +29,34 @@ import Testing
     #expect(log.count(of: "repository") == 2)
   }
 
+  /// A write to the node, made while a value kept with the node is built for the first time,
+  /// that drops another value kept there: the value built is kept where later readers look.
+  @Test func aValueBuiltWhileAWriteDropsAnotherIsKeptWhereReadersLook() {
+    let log = BuildLog()
+    let node = EnvironmentNode("node")
+    node.update {
+      $0.buildLog = log
+      $0.retries = 1
+      $0.ratio = 0.5
+    }
+    let byRatio = EnvironmentValues.Derived { values in
+      values.buildLog?.record("by ratio")
+      return values.ratio * 2
+    }
+    let writes = Atomic<Int>(0)
+    let byRetries = EnvironmentValues.Derived { values in
+      values.buildLog?.record("by retries")
+      if writes.add(1, ordering: .relaxed).oldValue == 0 { node.set(\.ratio, to: 0.75) }
+      return values.retries + 1
+    }
+    #expect(node.values[byRatio] == 1)
+    #expect(node.values[byRetries] == 2)
+    #expect(node.values[byRetries] == 2)
+    #expect(node.values[byRatio] == 1.5)
+    #expect(log.count(of: "by retries") == 1)
+    #expect(log.count(of: "by ratio") == 2)
+  }
+
 }
 
 final class ClientHolder: Sendable {

@@ -198,7 +198,11 @@ extension AnyDerived {
         return cell
       }
     }
-    let table = DerivedCellTable.of(frame.home(at: position), creating: true).unsafelyUnwrapped
+    // A write made while the value was built may have handed the frame's values to a table
+    // of its successor's: keep it there, unless it read a write that one left behind.
+    guard
+      let table = DerivedCellTable.of(frame.home(at: position), creating: true)?.latest(for: cell)
+    else { return cell }
     // A build claimed before this one learned keys it did not know may have kept a value for
     // these inputs first: hand that one out, so that one set of inputs has one live value.
     if let first = table.cell(for: self), first.isCurrent(in: values) { return first }

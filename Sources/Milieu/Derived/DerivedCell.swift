@@ -127,6 +127,10 @@ final class DerivedCellTable: FrameAttachment {
   typealias Entry = (derivation: AnyDerived, cell: DerivedCell)
 
   private let cells: Lock<[Entry]>
+  /// The table that took this one's place for the node's next frame, once a write dropped
+  /// values from it, with every write the replacement left behind: a build claimed before the
+  /// write keeps its value where readers now look, unless it read one of those writes.
+  private let successor = LazyReference<Succession>()
 
   init(_ cells: [Entry] = []) {
     self.cells = Lock(cells)
@@ -157,6 +161,21 @@ final class DerivedCellTable: FrameAttachment {
       for entry in cells where entry.derivation === derivation { return entry.cell }
       return nil
     }
+  }
+
+  /// The table that now keeps what this one kept: this one, or its successor's, and so on;
+  /// `nil` if `cell` read a write that a successor left behind.
+  func latest(for cell: DerivedCell) -> DerivedCellTable? {
+    var table = self
+    while let next = table.successor.load() {
+      if cell.inputs.contains(where: {
+        next.replaced.contains(Stamped(key: $0.key, stamp: $0.stamp))
+      }) {
+        return nil
+      }
+      table = next.table
+    }
+    return table
   }
 
   /// Keeps a built cell, in place of the one kept before for its derived value, which it
@@ -198,6 +217,19 @@ final class DerivedCellTable: FrameAttachment {
       }
     }
     if kept.count == all.count { return self }
-    return kept.isEmpty ? nil : DerivedCellTable(kept)
+    let next = DerivedCellTable(kept)
+    successor.storeIfNil(Succession(table: next, replaced: replaced))
+    return next
+  }
+}
+
+/// What took a table's place: see `DerivedCellTable.latest(for:)`.
+final class Succession: Sendable {
+  let table: DerivedCellTable
+  let replaced: Set<Stamped>
+
+  init(table: DerivedCellTable, replaced: Set<Stamped>) {
+    self.table = table
+    self.replaced = replaced
   }
 }
