@@ -57,6 +57,28 @@ import Testing
     #expect(log.count(of: "by ratio") == 2)
   }
 
+  /// The same at a node that has a child, whose values a build reads through its view: a write
+  /// to the node while the value is built for the first time does not lose it.
+  @Test func aValueFirstBuiltAtANodeWithAChildSurvivesAWriteMadeWhileItIsBuilt() {
+    let log = BuildLog()
+    let node = EnvironmentNode("node")
+    node.update {
+      $0.buildLog = log
+      $0.retries = 1
+    }
+    let child = node.child("child")
+    let writes = Atomic<Int>(0)
+    let byRetries = EnvironmentValues.Derived { values in
+      values.buildLog?.record("by retries")
+      if writes.add(1, ordering: .relaxed).oldValue == 0 { node.set(\.greeting, to: "Hi") }
+      return values.retries + 1
+    }
+    #expect(node.values[byRetries] == 2)
+    #expect(node.values[byRetries] == 2)
+    #expect(child.values[byRetries] == 2)
+    #expect(log.count(of: "by retries") == 1)
+  }
+
 }
 
 final class ClientHolder: Sendable {

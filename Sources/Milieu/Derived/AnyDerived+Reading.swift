@@ -146,7 +146,13 @@ extension AnyDerived {
       guard let (frame, position) = values.record(for: anchor) else { continue }
       _ = DerivedCellTable.of(frame.home(at: position), creating: true)
     }
-    if anchors.isEmpty, let own = values.own { _ = DerivedCellTable.of(own, creating: true) }
+    // No anchor learned yet: any frame the values see may keep the value.
+    guard anchors.isEmpty else { return }
+    for frame in [values.own, values.base].compactMap({ $0 }) {
+      for position in 0..<frame.count {
+        _ = DerivedCellTable.of(frame.home(at: position), creating: true)
+      }
+    }
   }
 
   /// Runs a build this thread claimed, keeps its cell where readers that see the same inputs
