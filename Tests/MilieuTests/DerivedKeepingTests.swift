@@ -79,6 +79,30 @@ import Testing
     #expect(log.count(of: "by retries") == 1)
   }
 
+  /// A derived value read inside an update's body leaves the values kept with the node before
+  /// the update where they were: none of them is built again.
+  @Test func aValueReadInsideAnUpdateKeepsTheNodesOtherValues() {
+    let log = BuildLog()
+    let node = EnvironmentNode("node")
+    node.update {
+      $0.buildLog = log
+      $0.client = Client(name: "node")
+    }
+    let kept = node[\.repository]
+    let byRatio = EnvironmentValues.Derived { values in
+      values.buildLog?.record("by ratio")
+      return values.ratio * 2
+    }
+    node.update { values in
+      values.ratio = 1
+      #expect(values[byRatio] == 2)
+    }
+    #expect(node[\.repository] === kept)
+    #expect(node.values[byRatio] == 2)
+    #expect(log.count(of: "repository") == 1)
+    #expect(log.count(of: "by ratio") == 1)
+  }
+
 }
 
 final class ClientHolder: Sendable {

@@ -221,6 +221,17 @@ final class DerivedCellTable: FrameAttachment {
     successor.storeIfNil(Succession(table: next, replaced: replaced))
     return next
   }
+
+  func absorb(_ other: any FrameAttachment) {
+    let other = uncheckedDowncast(other, to: DerivedCellTable.self)
+    let cells = other.withLock { cells, _ in cells }
+    withLock { mine, _ in
+      for entry in cells where !mine.contains(where: { $0.derivation === entry.derivation }) {
+        mine.append(entry)
+      }
+    }
+    other.successor.storeIfNil(Succession(table: self, replaced: []))
+  }
 }
 
 /// What took a table's place: see `DerivedCellTable.latest(for:)`.

@@ -118,7 +118,10 @@ extension EnvironmentNode {
       case .some(.some(let carried)) = Self.carried(
         old, past: &outdated, write, released: &released)
     {
-      new.attach(carried)
+      // A derived value read in an update's body may have given the new frame a table already.
+      if let attached = new.attach(carried) as? any FrameAttachment, attached !== carried {
+        attached.absorb(carried)
+      }
     }
     if state.hasChildren {
       let oldSource = old == nil ? state.above : self

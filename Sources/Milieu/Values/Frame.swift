@@ -563,6 +563,10 @@ protocol FrameAttachment: AnyObject, Sendable {
   /// locks: whatever it looked at that may hold the last reference to a value goes in
   /// `released`, which the caller releases once no lock is held.
   func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)?
+
+  /// Takes in what `other`, meant for the same frame, keeps that this one does not: a frame
+  /// that was given one before the write that installs it carried another.
+  func absorb(_ other: any FrameAttachment)
 }
 
 /// The fields of a record that diagnostics and the layers above read, copied out of the frame.
