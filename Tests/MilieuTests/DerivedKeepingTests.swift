@@ -103,6 +103,29 @@ import Testing
     #expect(log.count(of: "by ratio") == 1)
   }
 
+  /// A write to a node that a write above left unresolved while the write's body ran replaces
+  /// the writes the node inherits, not defaults: what was built from the inherited write is
+  /// freed when the write returns.
+  @Test func aWriteToANodeUnresolvedMeanwhileFreesWhatWasBuiltFromTheWriteItShadows() {
+    let app = EnvironmentNode("app")
+    app.set(\.client, to: Client(name: "app"))
+    let feature = app.child("feature")
+    let request = feature.child("request") { $0.retries = 1 }
+    let holder = EnvironmentValues.Derived { values in
+      ClientHolder(client: values.client, retries: values.retries)
+    }
+    weak let built = request.values[holder]
+    #expect(built != nil)
+    feature.update { values in
+      values.client = Client(name: "feature")
+      // Leaves `feature` and `request` unresolved; reading `request` resolves it past
+      // `feature`, which overrides nothing yet.
+      app.set(\.greeting, to: "Hi")
+      #expect(request[\.greeting] == "Hi")
+    }
+    #expect(built == nil)
+    #expect(request.values[holder].client.name == "feature")
+  }
 }
 
 final class ClientHolder: Sendable {

@@ -97,7 +97,14 @@ extension EnvironmentNode {
     var released: [Any] = []
     // The nodes whose change streams may see the write, listed only while some stream exists.
     var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
-    let version = lock.lock()
+    // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
+    // write above may have unresolved it since the caller read it.
+    var version = lock.lock()
+    while state.resolved == nil {
+      lock.unlock()
+      resolve()
+      version = lock.lock()
+    }
     let old = state.own
     guard case .some(let new) = change(old, version + 1) else {
       lock.unlock()
