@@ -78,35 +78,6 @@ import Testing
     }
     expectLinear(counts, "a wide tree")
   }
-
-  /// A chain of derived values, each read by the next: built in linear work, read from a
-  /// detached task, whose stack the chain would overflow if it did not move to threads with
-  /// stacks of their own, and rebuilt after its first input is written.
-  @Test func aChainOfThreeThousandDerivedValuesBuildsAndRebuildsInLinearWork() async {
-    let seed = EnvironmentValues.Entry(1)
-    var chain: [EnvironmentValues.Derived<Int>] = [.init { $0[seed] }]
-    for index in 1..<3_000 {
-      let previous = chain[index - 1]
-      chain.append(.init { $0[previous] + 1 })
-    }
-    let (first, second) = (chain[1_499], chain[2_999])
-    let counts = await Task.detached {
-      [first, second] in
-      var counts: [Int] = []
-      for top in [first, second] {
-        let node = EnvironmentNode("chain")
-        let before = WorkCount.onThisThread
-        let built = node.values[top]
-        node.set(seed, to: 10)
-        let rebuilt = node.values[top]
-        counts.append(WorkCount.onThisThread - before)
-        #expect(rebuilt == built + 9)
-      }
-      return counts
-    }.value
-    #expect(counts.count == 2)
-    if counts.count == 2 { expectLinear((counts[0], counts[1]), "a chain of derived values") }
-  }
 }
 
 extension EnvironmentNode {

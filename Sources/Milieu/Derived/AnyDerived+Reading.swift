@@ -52,6 +52,9 @@ extension AnyDerived {
     if let cycle = cycle(from: innermost) {
       return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
     }
+    if let innermost, innermost.depth >= DerivedBuild.depthLimit {
+      return fail(in: values, name: name, because: depthMessage(innermost, closedBy: name))
+    }
     if lifetime == .newOnEveryRead {
       EnvironmentValues.uncachedReads.add(1, ordering: .relaxed)
       let build = DerivedBuild(derivation: self, name: name, parent: innermost, values: values)
@@ -315,6 +318,19 @@ extension AnyDerived {
       \(names.joined(separator: " → ")): building \(name) reads \(name) again, so it can \
       never finish. Pass one of them what it needs instead of reading the other. Declared: \
       \(places.joined(separator: ", ")).
+      """
+  }
+
+  private func depthMessage(_ innermost: DerivedBuild, closedBy name: ValueName) -> String {
+    let names = innermost.chain.reversed().map(\.name.description) + [name.description]
+    let shown =
+      names.count <= 8
+      ? names : names.prefix(3) + ["… \(names.count - 6) more …"] + names.suffix(3)
+    return """
+      \(shown.joined(separator: " → ")): \(name) is read more than \(DerivedBuild.depthLimit) \
+      derived values deep. Builds nest on the stack of the thread that reads the outermost one, \
+      so Milieu stops nesting here. Build the deep values from plain values, or read fewer \
+      derived values through each other.
       """
   }
 
