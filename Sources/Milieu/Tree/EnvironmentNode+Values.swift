@@ -168,7 +168,6 @@ extension EnvironmentNode {
     if written.isFrozen || !written.isUnique() {
       written = written.copy(minimumCapacity: written.count)
     }
-    let isWrite = { (key: ObjectIdentifier, stamp: UInt64) in seen?.stamp(of: key) != stamp }
     write { own, serial in
       let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
       let frame: Frame
@@ -177,11 +176,12 @@ extension EnvironmentNode {
       } else {
         // Another write reached the node since it was read: lay what this one wrote over the
         // node's own values as they are now.
-        let keys = Set(written.infos.filter { isWrite($0.key, $0.stamp) }.map(\.key))
+        let keys = Set(
+          written.infos.filter { seen?.stamp(of: $0.key) != $0.stamp }.map(\.key))
         frame = Frame.merged(own, with: written, keys: keys)
       }
       frame.stampOrigins(origin) { key, stamp in
-        written.stamp(of: key) == stamp && isWrite(key, stamp)
+        written.stamp(of: key) == stamp && seen?.stamp(of: key) != stamp
       }
       frame.freeze(depth: depth)
       return .some(frame)
