@@ -14,7 +14,6 @@ import Synchronization
 //   builds count what each thread holds (`LockAudit`).
 // - `LazyReference` publishes an object once, with releasing ordering, and keeps it until its
 //   own end; a load is acquiring.
-// - `AtomicWord` holds a plain one-word value (no references) in an atomic.
 // - `ThreadSlot` is a word per thread; an object stored there is not retained, and whoever
 //   stores one restores the slot before the object can go.
 // - `uncheckedDowncast` states its precondition and checks it in debug builds.
@@ -237,41 +236,6 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
     retained.release()
     guard let pointer = UnsafeRawPointer(bitPattern: original) else { return instance }
     return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
-  }
-}
-
-/// A plain value of one word or less (an `Int`, a `Bool`, a `Double`, an enum without
-/// payloads) held in an atomic, so that threads read it without a lock.
-///
-/// `Value` must hold no reference and fit in a word; ``fits`` says whether it does, and the
-/// initializer checks it.
-@usableFromInline
-struct AtomicWord<Value>: ~Copyable, Sendable {
-  @usableFromInline let bits = Atomic<UInt64>(0)
-
-  /// Whether `Value` can be held: plain bits, one word or less.
-  @inlinable static var fits: Bool {
-    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
-  }
-
-  @inlinable
-  init() {
-    precondition(Self.fits, "AtomicWord holds plain values of one word or less")
-  }
-
-  /// The value last stored, loaded with relaxed ordering; meaningless before the first store.
-  @inlinable @inline(__always)
-  func load() -> Value {
-    let word = bits.load(ordering: .relaxed)
-    return withUnsafeBytes(of: word) { $0.loadUnaligned(as: Value.self) }
-  }
-
-  /// Stores a value with relaxed ordering.
-  @inlinable @inline(__always)
-  func store(_ value: Value) {
-    var word: UInt64 = 0
-    withUnsafeMutableBytes(of: &word) { $0.storeBytes(of: value, as: Value.self) }
-    bits.store(word, ordering: .relaxed)
   }
 }
 

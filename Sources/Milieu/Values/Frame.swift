@@ -745,7 +745,7 @@ struct StoredValue: ~Copyable, @unchecked Sendable {
     self.witness = witness
   }
 
-  deinit {
+  @inlinable deinit {
     witness.destroy(bits)
   }
 
