@@ -174,7 +174,7 @@ final class EnvironmentReader: @unchecked Sendable {
     lock.lock()
     if version.load(ordering: .relaxed) < current {
       if isWord {
-        word.store(UInt64(fresh.bits.0), ordering: .relaxed)
+        word.store(UInt64(fresh.container.0), ordering: .relaxed)
       } else {
         replaced = cached.take()
         cached = fresh.copy()

@@ -41,6 +41,9 @@ final class AnyDerived: Sendable {
   /// The builds under way; guarded with every decision about builds, taken for lookups and
   /// stores only, never while a build runs or a reader waits.
   let claims = Lock<[DerivedBuild]>([])
+  /// The name of the accessor the value was first written through, for an override's
+  /// diagnostics.
+  @usableFromInline let learnedName = LazyReference<AccessorName>()
 
   /// Creates a derived value from the closure that knows the value's type; see
   /// ``EnvironmentValues/Derived/init(_:fallback:fileID:filePath:line:column:_:)``, which makes
@@ -83,6 +86,17 @@ final class AnyDerived: Sendable {
       list.next.storeIfNil(KeyList(keys, known: known, anchors: anchors))
     }
   }
+}
+
+extension AnyDerived: NamedKey {
+  /// Learns the name of the accessor an override of the value is written through, the first
+  /// time.
+  @inlinable @inline(__always)
+  func learnName(_ accessor: StaticString) {
+    if learnedName.load() == nil { learnedName.storeIfNil(AccessorName(accessor)) }
+  }
+
+  var accessorName: String? { learnedName.load()?.text }
 }
 
 /// A key kept values are anchored by; see ``AnyDerived/firstAnchor``.

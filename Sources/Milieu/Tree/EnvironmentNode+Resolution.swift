@@ -4,9 +4,8 @@ extension EnvironmentNode {
   func writableValues() -> (values: EnvironmentValues, version: UInt64) {
     while true {
       let found = withLockedState { state, version -> (EnvironmentValues, UInt64)? in
-        guard let resolved = state.resolved else { return nil }
-        let inherited = state.own != nil && resolved.top === state.own ? resolved.base : resolved
-        let base = inherited === Frame.nothing ? nil : inherited
+        guard let inherited = state.inherited else { return nil }
+        let base = inherited.isNothing ? nil : inherited
         return (EnvironmentValues(own: state.own, base: base), version)
       }
       if let found { return found }
@@ -29,13 +28,11 @@ extension EnvironmentNode {
         resolve()
         continue
       }
-      let made = Frame.view(
-        of: own, over: resolved === Frame.nothing ? nil : resolved,
-        owner: address)
+      let made = Frame.view(of: own, over: resolved.isNothing ? nil : resolved)
       let stored = withLockedState { state, current -> Bool in
         guard current == version, state.resolved === resolved else { return false }
         // What the view replaces is kept alive by the view itself: nothing is freed here.
-        _ = state.setResolved(made)
+        state.resolved = made
         return true
       }
       if stored { return made }
@@ -58,7 +55,7 @@ extension EnvironmentNode {
     var cursor: EnvironmentNode? = self
     while let node = cursor {
       let (isResolved, above, version) = node.withLockedState { state, version in
-        (state.resolved != nil, state.above, version)
+        (state.resolved != nil, state.above?.takeUnretainedValue(), version)
       }
       if isResolved {
         if node === self { return }
@@ -72,7 +69,7 @@ extension EnvironmentNode {
     for (node, version) in pending.reversed() {
       let filled = node.withLockedState { state, current -> Bool in
         guard current == version else { return false }
-        if state.resolved == nil { _ = state.setResolved(view) }
+        if state.resolved == nil { state.resolved = view }
         return true
       }
       guard filled, node !== self else { return }
@@ -82,8 +79,8 @@ extension EnvironmentNode {
 
   /// Replaces the node's own frame and stales every cache in its subtree.
   ///
-  /// `change` gets the own frame and the serial number of this write, and returns the new own
-  /// frame, or `.none` when the write changes nothing.
+  /// `change` gets the own frame and returns the new own frame, or `.none` when the write
+  /// changes nothing.
   ///
   /// The node's lock is held from the change to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
@@ -92,33 +89,37 @@ extension EnvironmentNode {
   /// frame, with the values still current, so that the outdated ones go with the frames nobody
   /// reads any more. What the write replaces is released after every lock is let go: a value's
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(_ change: (_ own: Frame?, _ serial: UInt64) -> Frame??) {
+  func write(_ change: (_ own: Frame?) -> Frame??) {
+    // What the write replaces, released after the locks: the node's view, the descendants'
+    // views and frames, and what carrying derived values forward looked at. The arrays stay
+    // empty, and allocate nothing, unless the node has children or derived values.
+    var retiredView: Frame?
     var retired: [Frame] = []
     var released: [Any] = []
     // The nodes whose change streams may see the write, listed only while some stream exists.
     var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
     // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
     // write above may have unresolved it since the caller read it.
-    var version = lock.lock()
+    lock.lock()
     while state.resolved == nil {
       lock.unlock()
       resolve()
-      version = lock.lock()
+      lock.lock()
     }
     let old = state.own
-    guard case .some(let new) = change(old, version + 1) else {
+    guard case .some(let new) = change(old) else {
       lock.unlock()
       return
     }
-    state.own = new
     // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
     // derived value was kept with a frame in the subtree.
-    let inherited = state.resolved.map { old != nil && $0.top === old ? $0.base : $0 } ?? nil
-    let write = (old: old, new: new, inherited: inherited)
-    if let resolved = state.resolved, old != nil, resolved.top === old {
+    let inherited = state.inherited
+    state.own = new
+    let write = (old: old, new: new, inherited: inherited?.isNothing == true ? nil : inherited)
+    if state.resolved !== inherited {
       // The node's view goes; what it inherits stays, since its own write cannot change that.
-      _ = state.setResolved(resolved.base ?? Frame.nothing)
-      retired.append(resolved)
+      retiredView = state.resolved
+      state.resolved = inherited
     }
     var outdated: Set<Stamped>?
     if let old, let new,
@@ -131,11 +132,12 @@ extension EnvironmentNode {
       }
     }
     if state.hasChildren {
-      let oldSource = old == nil ? state.above : self
-      let newSource = new == nil ? state.above : self
+      let this = Unmanaged.passUnretained(self)
+      let oldSource = old == nil ? state.above : this
+      let newSource = new == nil ? state.above : this
       forEachDescendant(bumpingVersions: true) { node, state, _ in
-        if let resolved = state.setResolved(nil) { retired.append(resolved) }
-        if state.isAbove(oldSource) { state.above = newSource }
+        if let resolved = state.resolved.take() { retired.append(resolved) }
+        if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
         if let own = state.own,
           let carried = Self.carried(own, past: &outdated, write, released: &released),
           carried !== own.attachment
@@ -150,7 +152,7 @@ extension EnvironmentNode {
       }
     }
     lock.unlock(bumping: true)
-    withExtendedLifetime((old, retired, released)) {}
+    withExtendedLifetime((old, retiredView, retired, released)) {}
     if let listed { ChangeObservers.refresh(observersOf: listed) }
   }
 

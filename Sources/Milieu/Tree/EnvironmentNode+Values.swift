@@ -39,9 +39,7 @@ extension EnvironmentNode {
     let view = viewForChildren()
     var scratch = EnvironmentValues(own: nil, base: view)
     configure(&scratch)
-    let own = Self.adopt(
-      &scratch, origin: EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
-      depth: depth + 1)
+    let own = Self.adopt(&scratch, fileID: fileID, line: line, nodeName: name, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
     // The view, taken back, unless the closure assigned other values whole.
@@ -50,18 +48,19 @@ extension EnvironmentNode {
     return child
   }
 
-  /// The own frame of a new node at `depth` whose values were written to `values`, every
-  /// record set at `origin`: the frame written, or, when code assigned other values whole, a
-  /// copy of their own; frozen.
+  /// The own frame of a new node named `nodeName` at `depth` whose values were written to
+  /// `values`, every record written at `fileID` and `line`: the frame written, or, when code
+  /// assigned other values whole, a copy of their own; frozen.
   private static func adopt(
-    _ values: inout EnvironmentValues, origin: consuming EnvironmentOrigin, depth: UInt32
+    _ values: inout EnvironmentValues, fileID: String, line: UInt, nodeName: String?,
+    depth: UInt32
   ) -> Frame? {
     guard var own = values.own.take() else { return nil }
     if own.isFrozen || !own.isUnique() {
-      own = own.copy(minimumCapacity: own.count)
+      own = own.copy(capacity: own.count)
     }
-    own.stampOrigins(origin, since: 0)
-    own.freeze(depth: depth)
+    own.stampSites(fileID: fileID, line: line) { _, _ in true }
+    own.freeze(depth: depth, nodeName: nodeName)
     return own
   }
 
@@ -166,24 +165,21 @@ extension EnvironmentNode {
     // Values assigned whole from a node's, or values the body let escape, share the frame:
     // stamp and freeze a copy that only this update holds.
     if written.isFrozen || !written.isUnique() {
-      written = written.copy(minimumCapacity: written.count)
+      written = written.copy(capacity: written.count)
     }
-    write { own, serial in
-      let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
-      let frame: Frame
-      if own === seen {
-        frame = written
-      } else {
-        // Another write reached the node since it was read: lay what this one wrote over the
-        // node's own values as they are now.
-        let keys = Set(
-          written.infos.filter { seen?.stamp(of: $0.key) != $0.stamp }.map(\.key))
-        frame = Frame.merged(own, with: written, keys: keys)
+    var unstamped = Optional(consume written)
+    write { own in
+      // Another write may have reached the node since it was read: then lay what this one wrote
+      // over the node's own values as they are now.
+      let isMerged = own !== seen
+      var frame =
+        isMerged
+        ? Frame.merged(own, with: unstamped.unsafelyUnwrapped, over: seen)
+        : unstamped.take().unsafelyUnwrapped
+      frame.stampSites(fileID: fileID, line: line) { key, stamp in
+        seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
       }
-      frame.stampOrigins(origin) { key, stamp in
-        written.stamp(of: key) == stamp && seen?.stamp(of: key) != stamp
-      }
-      frame.freeze(depth: depth)
+      frame.freeze(depth: depth, nodeName: name)
       return .some(frame)
     }
     return result
@@ -198,7 +194,7 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
-    write { own, _ in
+    write { own in
       guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
       return .some(own.removing(keys))
     }

@@ -72,10 +72,10 @@ enum EnvironmentKeyDefaults {
       }
       switch known {
       case .value(let box):
-        return uncheckedDowncast(box, to: ValueBox<Key.Value>.self).value
+        return uncheckedDowncast(box, to: DefaultValue.self).value.load(as: Key.Value.self)
       case .computing(let claim) where isMine:
         let value = Key.defaultValue
-        table.withLock { $0[identifier] = .value(ValueBox(value)) }
+        table.withLock { $0[identifier] = .value(DefaultValue(StoredValue(value))) }
         claim.finish()
         return value
       case .computing(let claim):
@@ -86,6 +86,17 @@ enum EnvironmentKeyDefaults {
         claim.wait()
       }
     }
+  }
+}
+
+/// A computed default, of the key's value type.
+@usableFromInline
+final class DefaultValue: Sendable {
+  @usableFromInline let value: StoredValue
+
+  @usableFromInline
+  init(_ value: consuming StoredValue) {
+    self.value = value
   }
 }
 
