@@ -15,7 +15,8 @@ import Synchronization
 // - `LazyReference` publishes an object once, with releasing ordering, and keeps it until its
 //   own end; a load is acquiring.
 // - `ThreadSlot` is a word per thread; an object stored there is not retained, and whoever
-//   stores one restores the slot before the object can go.
+//   stores one restores the slot before the object can go, but for an owning slot, which
+//   retains what it is given and releases it when its thread ends.
 // - `uncheckedDowncast` states its precondition and checks it in debug builds.
 
 /// A mutual-exclusion lock around a value: `Synchronization.Mutex`, made visible to the thread
@@ -243,9 +244,14 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
 final class ThreadSlot: Sendable {
   private let key: pthread_key_t
 
-  init() {
+  /// Makes a slot; one that `owns` what it holds releases it when its thread ends.
+  init(owning owns: Bool = false) {
     var key = pthread_key_t()
-    pthread_key_create(&key, nil)
+    if owns {
+      pthread_key_create(&key) { $0.map { Unmanaged<AnyObject>.fromOpaque($0).release() } }
+    } else {
+      pthread_key_create(&key, nil)
+    }
     self.key = key
   }
 
@@ -264,6 +270,18 @@ final class ThreadSlot: Sendable {
   /// was there before again, before it lets the object go.
   func store(_ object: AnyObject?) {
     pthread_setspecific(key, object.map { Unmanaged.passUnretained($0).toOpaque() })
+  }
+
+  /// Takes out the object an owning slot holds for this thread; `nil` if none.
+  func take<Object: AnyObject>(as _: Object.Type) -> Object? {
+    guard let pointer = pthread_getspecific(key) else { return nil }
+    pthread_setspecific(key, nil)
+    return Unmanaged<Object>.fromOpaque(pointer).takeRetainedValue()
+  }
+
+  /// Gives an owning slot an object to hold for this thread, which must hold none.
+  func give(_ object: AnyObject) {
+    pthread_setspecific(key, Unmanaged.passRetained(object).toOpaque())
   }
 }
 

@@ -50,7 +50,7 @@ extension EnvironmentNode {
   /// Iterative, so that 100,000 nested nodes with overrides, all stale, do not exhaust a
   /// thread's stack.
   func resolve() {
-    var pending: [(node: EnvironmentNode, version: UInt64)] = []
+    var pending = SmallList<(node: EnvironmentNode, version: UInt64)>()
     var view = Frame.nothing
     var cursor: EnvironmentNode? = self
     while let node = cursor {
@@ -66,20 +66,21 @@ extension EnvironmentNode {
       WorkCount.add()
       cursor = above
     }
-    for (node, version) in pending.reversed() {
+    pending.reversedForEach { node, version in
       let filled = node.withLockedState { state, current -> Bool in
         guard current == version else { return false }
         if state.resolved == nil { state.resolved = view }
         return true
       }
-      guard filled, node !== self else { return }
+      guard filled, node !== self else { return false }
       view = node.viewForChildren()
+      return true
     }
   }
 
   /// Replaces the node's own frame and stales every cache in its subtree.
   ///
-  /// `change` gets the own frame and returns the new own frame, or `.none` when the write
+  /// `change` gets the own frame and returns the new own frame, or the same one when the write
   /// changes nothing.
   ///
   /// The node's lock is held from the change to the end of the walk below it, and each
@@ -89,15 +90,7 @@ extension EnvironmentNode {
   /// frame, with the values still current, so that the outdated ones go with the frames nobody
   /// reads any more. What the write replaces is released after every lock is let go: a value's
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(_ change: (_ own: Frame?) -> Frame??) {
-    // What the write replaces, released after the locks: the node's view, the descendants'
-    // views and frames, and what carrying derived values forward looked at. The arrays stay
-    // empty, and allocate nothing, unless the node has children or derived values.
-    var retiredView: Frame?
-    var retired: [Frame] = []
-    var released: [Any] = []
-    // The nodes whose change streams may see the write, listed only while some stream exists.
-    var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
+  func write(_ change: (_ own: Frame?) -> Frame?) {
     // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
     // write above may have unresolved it since the caller read it.
     lock.lock()
@@ -106,23 +99,48 @@ extension EnvironmentNode {
       resolve()
       lock.lock()
     }
-    let old = state.own
-    guard case .some(let new) = change(old) else {
+    let replacement = change(state.own)
+    guard replacement !== state.own else {
       lock.unlock()
       return
     }
+    // What the write replaces is moved out here and released after the locks.
+    var retiredView: Frame?
+    if state.hasOwnView {
+      // The node's view goes; what it inherits stays, since its own write cannot change that.
+      retiredView = state.resolved.take()
+      state.resolved = retiredView?.base ?? Frame.nothing
+    }
+    let old = state.own.take()
+    state.own = consume replacement
+    var retired = SmallList<Frame>()
+    var released: [Any] = []
+    var listed: [ObjectIdentifier]?
+    if state.hasChildren || old?.attachment != nil || !ChangeObservers.isEmpty {
+      staleSubtree(replacing: old, retired: &retired, released: &released, listing: &listed)
+    }
+    lock.unlock(bumping: true)
+    withExtendedLifetime((old, retiredView, retired, released)) {}
+    if let listed { ChangeObservers.refresh(observersOf: listed) }
+  }
+
+  /// The part of a write that reaches past the node, called holding its lock: carries the
+  /// derived values kept with its old frame `old` forward, and walks the subtree. The frames it
+  /// replaces go in `retired`, and what else may hold the last reference to a value in
+  /// `released`; the nodes whose change streams may see the write, in `listed`, if some stream
+  /// exists.
+  @inline(never)
+  private func staleSubtree(
+    replacing old: Frame?, retired: inout SmallList<Frame>, released: inout [Any],
+    listing listed: inout [ObjectIdentifier]?
+  ) {
+    if !ChangeObservers.isEmpty { listed = [ObjectIdentifier(self)] }
     // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
     // derived value was kept with a frame in the subtree.
-    let inherited = state.inherited
-    state.own = new
-    let write = (old: old, new: new, inherited: inherited?.isNothing == true ? nil : inherited)
-    if state.resolved !== inherited {
-      // The node's view goes; what it inherits stays, since its own write cannot change that.
-      retiredView = state.resolved
-      state.resolved = inherited
-    }
+    let inherited = state.resolved.flatMap { $0.isNothing ? nil : $0 }
+    let write = (old: old, new: state.own, inherited: inherited)
     var outdated: Set<Stamped>?
-    if let old, let new,
+    if let old, let new = state.own,
       case .some(.some(let carried)) = Self.carried(
         old, past: &outdated, write, released: &released)
     {
@@ -131,29 +149,31 @@ extension EnvironmentNode {
         attached.absorb(carried)
       }
     }
-    if state.hasChildren {
-      let this = Unmanaged.passUnretained(self)
-      let oldSource = old == nil ? state.above : this
-      let newSource = new == nil ? state.above : this
-      forEachDescendant(bumpingVersions: true) { node, state, _ in
-        if let resolved = state.resolved.take() { retired.append(resolved) }
-        if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
-        if let own = state.own,
-          let carried = Self.carried(own, past: &outdated, write, released: &released),
-          carried !== own.attachment
-        {
-          let reissued = own.reissued()
-          if let carried { reissued.attach(carried) }
-          retired.append(own)
-          state.own = reissued
-        }
-        listed?.append(ObjectIdentifier(node))
-        return true
+    guard state.hasChildren else { return }
+    let this = Unmanaged.passUnretained(self)
+    let oldSource = old == nil ? state.above : this
+    let newSource = state.own == nil ? state.above : this
+    // Nodes that override nothing share their view: one retired is released under the lock
+    // when the list already holds it, which cannot free it.
+    var lastRetired: Frame?
+    forEachDescendant(bumpingVersions: true) { node, state, _ in
+      if let resolved = state.resolved.take(), resolved !== lastRetired {
+        retired.append(resolved)
+        lastRetired = resolved
       }
+      if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
+      if let own = state.own,
+        let carried = Self.carried(own, past: &outdated, write, released: &released),
+        carried !== own.attachment
+      {
+        let reissued = own.reissued()
+        if let carried { reissued.attach(carried) }
+        retired.append(own)
+        state.own = reissued
+      }
+      listed?.append(ObjectIdentifier(node))
+      return true
     }
-    lock.unlock(bumping: true)
-    withExtendedLifetime((old, retiredView, retired, released)) {}
-    if let listed { ChangeObservers.refresh(observersOf: listed) }
   }
 
   /// Bumps the version of this node and of every node below it, so that every wrapper there

@@ -37,7 +37,7 @@ extension EnvironmentNode {
     let version = lock.version
     // Held, to tell whether the closure left it in place.
     let view = viewForChildren()
-    var scratch = EnvironmentValues(own: nil, base: view)
+    var scratch = EnvironmentValues(own: Frame.scratch(), base: view)
     configure(&scratch)
     let own = Self.adopt(&scratch, fileID: fileID, line: line, nodeName: name, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
@@ -59,6 +59,7 @@ extension EnvironmentNode {
     if own.isFrozen || !own.isUnique() {
       own = own.copy(capacity: own.count)
     }
+    guard var own = (consume own).settled() else { return nil }
     own.stampSites(fileID: fileID, line: line) { _, _ in true }
     own.freeze(depth: depth, nodeName: nodeName)
     return own
@@ -180,7 +181,7 @@ extension EnvironmentNode {
         seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
       }
       frame.freeze(depth: depth, nodeName: name)
-      return .some(frame)
+      return frame
     }
     return result
   }
@@ -195,8 +196,8 @@ extension EnvironmentNode {
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
     write { own in
-      guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
-      return .some(own.removing(keys))
+      guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
+      return own.removing(keys)
     }
   }
 

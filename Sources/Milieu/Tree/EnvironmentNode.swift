@@ -87,7 +87,7 @@ public final class EnvironmentNode: @unchecked Sendable {
     }
 
     /// Whether the node is resolved against its own view.
-    private var hasOwnView: Bool {
+    var hasOwnView: Bool {
       guard let own, let resolved else { return false }
       return resolved.isView(of: own)
     }
@@ -236,27 +236,34 @@ public final class EnvironmentNode: @unchecked Sendable {
     bumpingVersions: Bool, _ visit: (EnvironmentNode, inout State, _ depth: Int) -> Bool
   ) {
     assert(lock.isHeld, "a walk starts holding the lock of the node it walks below")
-    var path: [(node: Unmanaged<EnvironmentNode>, next: Unmanaged<EnvironmentNode>?)] = [
-      (.passUnretained(self), state.firstChild)
-    ]
-    while let last = path.last {
-      guard let child = last.next else {
-        if path.count > 1 {
-          last.node._withUnsafeGuaranteedRef { $0.lock.unlock(bumping: bumpingVersions) }
+    // The node whose subtree the walk is in, and the child of it to visit next; back up through
+    // parents, so the walk needs no list of its path.
+    var node = Unmanaged.passUnretained(self)
+    var next = state.firstChild
+    var depth = 0
+    while true {
+      if let child = next {
+        child._withUnsafeGuaranteedRef { child in
+          WorkCount.add()
+          child.lock.lock()
+          depth += 1
+          next = visit(child, &child.state, depth) ? child.state.firstChild : nil
         }
-        path.removeLast()
+        node = child
         continue
       }
-      child._withUnsafeGuaranteedRef { node in
+      guard depth > 0 else { return }
+      // Done with `node` and its subtree: let it go and go on with its next sibling, which its
+      // parent's lock, still held, guards.
+      node._withUnsafeGuaranteedRef { done in
         assert(
-          last.node._withUnsafeGuaranteedRef { $0.lock.isHeld },
+          done.parentReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.lock.isHeld },
           "a walk holds the lock of every node on its path while it visits below")
-        path[path.count - 1].next = node.nextSibling
-        WorkCount.add()
-        node.lock.lock()
-        let descends = visit(node, &node.state, path.count)
-        path.append((child, descends ? node.state.firstChild : nil))
+        next = done.nextSibling
+        node = done.parentReference.unsafelyUnwrapped
+        done.lock.unlock(bumping: bumpingVersions)
       }
+      depth -= 1
     }
   }
 }

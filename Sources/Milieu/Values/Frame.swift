@@ -258,6 +258,39 @@ struct Frame: @unchecked Sendable {
     dropped?.release()
   }
 
+  /// The frame a child's values are written to while its closure runs: this thread's, which
+  /// ``settled()`` empties into a frame of their size and gives back, or a new one.
+  static func scratch() -> Frame {
+    if let buffer = scratchSlot.take(as: FrameBuffer.self) { return Frame(buffer: buffer) }
+    let scratch = make(capacity: 8)
+    scratch.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags = .scratch }
+    return scratch
+  }
+
+  /// This thread's scratch frame, when no closure writes to it.
+  private static let scratchSlot = ThreadSlot(owning: true)
+
+  /// This unique frame's records in a frame of their number, or `nil` if it has none, when this
+  /// is a scratch frame nothing was attached to, which goes back to its thread; else this frame
+  /// itself.
+  consuming func settled() -> Frame? {
+    guard header(\.flags) == .scratch, attachment == nil else { return self }
+    guard count > 0 else {
+      Self.scratchSlot.give(buffer)
+      return nil
+    }
+    let settled = Frame.make(capacity: count)
+    settled.buffer.withUnsafeMutablePointers { header, records in
+      buffer.withUnsafeMutablePointers { scratchHeader, scratch in
+        records.moveInitialize(from: scratch, count: Int(scratchHeader.pointee.count))
+        header.pointee.count = scratchHeader.pointee.count
+        scratchHeader.pointee.count = 0
+      }
+    }
+    Self.scratchSlot.give(buffer)
+    return settled
+  }
+
   /// A copy of this own frame, unfrozen and unshared, with room for `capacity` records: its
   /// records are homed in it, keep their stamps and sites, and it takes new stamps for what is
   /// written to it.
@@ -319,7 +352,7 @@ struct Frame: @unchecked Sendable {
   /// The records of `written` whose stamps `seen` does not have for their keys (the writes of an
   /// update that started from `seen`) laid over those of `frame`: a new, unfrozen frame.
   static func merged(_ frame: Frame?, with written: Frame, over seen: Frame?) -> Frame {
-    var merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
+    let merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
     for position in 0..<written.count {
       let stamp = written.stamp(at: position)
       let key = written.buffer.withUnsafeMutablePointerToElements { $0[position].key }
@@ -591,6 +624,7 @@ struct FrameHeader {
     static let frozen = Flags(rawValue: 1)
     static let view = Flags(rawValue: 2)
     static let nothing = Flags(rawValue: 4)
+    static let scratch = Flags(rawValue: 8)
   }
 
   /// A new stamp for a write to this frame.
@@ -728,7 +762,7 @@ struct StoredValue: ~Copyable, @unchecked Sendable {
     var copy = StoredValue(container: (0, 0, 0, 0))
     withUnsafeMutableBytes(of: &copy.container) { target in
       withUnsafeBytes(of: container) { source in
-        target.baseAddress.unsafelyUnwrapped.initializeMemory(
+        _ = target.baseAddress.unsafelyUnwrapped.initializeMemory(
           as: (any Sendable).self, to: source.load(as: (any Sendable).self))
       }
     }
