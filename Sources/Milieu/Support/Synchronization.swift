@@ -202,19 +202,12 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
   init() {}
 
   deinit {
-    if let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) {
-      Unmanaged<Instance>.fromOpaque(pointer).release()
-    }
+    address.takeReference()?.release()
   }
 
   /// The instance, if one was stored.
   @inlinable @inline(__always)
-  func load() -> Instance? {
-    guard let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) else {
-      return nil
-    }
-    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
-  }
+  func load() -> Instance? { address.loadReference(as: Instance.self) }
 
   /// Runs `body` with the instance, if one was stored, without retaining it: this reference
   /// holds it for as long as the reference lives.
@@ -228,15 +221,39 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
 
   /// Stores `instance` unless an instance is stored already; returns the one stored.
   @inlinable @discardableResult
-  func storeIfNil(_ instance: Instance) -> Instance {
+  func storeIfNil(_ instance: Instance) -> Instance { address.storeReferenceIfNil(instance) }
+}
+
+extension Atomic where Value == UInt {
+  /// The object whose retained address the word holds, unretained; `nil` for none. A load
+  /// with acquiring ordering.
+  @inlinable @inline(__always)
+  func loadReference<Instance: AnyObject>(as _: Instance.Type) -> Instance? {
+    UnsafeRawPointer(bitPattern: load(ordering: .acquiring)).map {
+      Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  /// Stores `instance`, retained, unless the word holds an object already; returns the one
+  /// held.
+  @inlinable @discardableResult
+  func storeReferenceIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
     let retained = Unmanaged.passRetained(instance)
-    let (exchanged, original) = address.compareExchange(
+    let (exchanged, original) = compareExchange(
       expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
       ordering: .acquiringAndReleasing)
     if exchanged { return instance }
     retained.release()
-    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return instance }
-    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
+    return UnsafeRawPointer(bitPattern: original).map {
+      Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue()
+    } ?? instance
+  }
+
+  /// Takes the object out, with the reference the word held; `nil` for none.
+  func takeReference() -> Unmanaged<AnyObject>? {
+    UnsafeRawPointer(bitPattern: exchange(0, ordering: .acquiringAndReleasing)).map {
+      Unmanaged<AnyObject>.fromOpaque($0)
+    }
   }
 }
 

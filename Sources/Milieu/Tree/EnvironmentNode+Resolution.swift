@@ -164,9 +164,8 @@ extension EnvironmentNode {
       if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
       if let own = state.own,
         let carried = Self.carried(own, past: &outdated, write, released: &released),
-        carried !== own.attachment
+        carried !== own.attachment, let reissued = own.reissued()
       {
-        let reissued = own.reissued()
         if let carried { reissued.attach(carried) }
         retired.append(own)
         state.own = reissued

@@ -197,7 +197,7 @@ extension EnvironmentNode {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
     write { own in
       guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
-      return own.removing(keys)
+      return own.reissued(removing: keys)
     }
   }
 

@@ -216,46 +216,60 @@ struct Frame: @unchecked Sendable {
     } else if found == nil, target.count == target.capacity {
       target = target.copy(capacity: max(4, target.count * 2))
     }
-    target.put(value, key: key, anchor: anchor)
+    target.assertWritable()
+    let stamp = target.buffer.withUnsafeMutablePointerToHeader { $0.pointee.takeStamp() }
+    let replaced = target.insert(
+      FrameRecord(key: key, stamp: stamp, anchor: anchor, home: nil, value: value, site: nil))
+    // What was built from the value replaced goes with it. Both are released once the frame is
+    // whole again: a value's deinit is code Milieu does not control.
+    if replaced != nil {
+      let dropped = target.takeAttachment()
+      _ = consume replaced
+      dropped?.release()
+    }
     frame = target
   }
 
   /// The number of records this frame has room for.
   var capacity: Int { Int(header(\.capacity)) }
 
-  /// Stores a record for `key` in this unique, unfrozen frame, with room for it: over the one
-  /// for `key`, or in its place by hash.
-  private mutating func put(
-    _ value: consuming StoredValue, key: ObjectIdentifier, anchor: (any AnyObject & Sendable)?
-  ) {
-    assertWritable()
-    var replaced: FrameRecord?
-    var didReplace = false
-    var dropped: Unmanaged<AnyObject>?
+  /// Stores `record` in this unique, unfrozen frame, which has room for it: over the record for
+  /// its key, which it returns, or in its place by hash.
+  private func insert(_ record: consuming FrameRecord) -> FrameRecord? {
     // Moved into a variable the closure can take it from: a closure cannot consume a capture.
-    var pending = Optional(value)
-    buffer.withUnsafeMutablePointers { header, records in
-      guard let value = pending.take() else { return }
-      let record = FrameRecord(
-        key: key, stamp: header.pointee.takeStamp(), anchor: anchor, home: nil, value: value,
-        site: nil)
+    var pending = Optional(record)
+    return buffer.withUnsafeMutablePointers { header, records in
+      guard let record = pending.take() else { return nil }
       let count = Int(header.pointee.count)
-      let (found, insertion) = Self.search(for: key, records: records, count: count)
+      let (found, insertion) = Self.search(for: record.key, records: records, count: count)
       if let found {
-        replaced = (records + found).move()
-        didReplace = true
+        let replaced = (records + found).move()
         (records + found).initialize(to: record)
-        return
+        return replaced
       }
+      precondition(count < header.pointee.capacity, "a frame is written within its capacity")
       (records + insertion + 1).moveInitialize(from: records + insertion, count: count - insertion)
       (records + insertion).initialize(to: record)
       header.pointee.count += 1
+      return nil
     }
-    // What was built from the value replaced goes with it. Both are released once the frame is
-    // whole again: a value's deinit is code Milieu does not control.
-    if didReplace { dropped = takeAttachment() }
-    _ = consume replaced
-    dropped?.release()
+  }
+
+  /// A copy of this own frame's records that `isKept` keeps, unfrozen and unshared, with room
+  /// for `capacity` records: they are homed in it and keep their stamps and sites, and it takes
+  /// new stamps for what is written to it.
+  func copy(capacity: Int, keeping isKept: (ObjectIdentifier) -> Bool = { _ in true }) -> Frame {
+    let copy = Frame.make(capacity: max(capacity, count))
+    copy.buffer.withUnsafeMutablePointers { header, records in
+      buffer.withUnsafeMutablePointerToElements { source in
+        for position in 0..<count where isKept(source[position].key) {
+          (records + Int(header.pointee.count)).initialize(
+            to: source[position].copy(home: nil, site: true))
+          header.pointee.count += 1
+        }
+      }
+    }
+    return copy
   }
 
   /// The frame a child's values are written to while its closure runs: this thread's, which
@@ -275,10 +289,8 @@ struct Frame: @unchecked Sendable {
   /// itself.
   consuming func settled() -> Frame? {
     guard header(\.flags) == .scratch, attachment == nil else { return self }
-    guard count > 0 else {
-      Self.scratchSlot.give(buffer)
-      return nil
-    }
+    defer { Self.scratchSlot.give(buffer) }
+    guard count > 0 else { return nil }
     let settled = Frame.make(capacity: count)
     settled.buffer.withUnsafeMutablePointers { header, records in
       buffer.withUnsafeMutablePointers { scratchHeader, scratch in
@@ -287,24 +299,7 @@ struct Frame: @unchecked Sendable {
         scratchHeader.pointee.count = 0
       }
     }
-    Self.scratchSlot.give(buffer)
     return settled
-  }
-
-  /// A copy of this own frame, unfrozen and unshared, with room for `capacity` records: its
-  /// records are homed in it, keep their stamps and sites, and it takes new stamps for what is
-  /// written to it.
-  func copy(capacity: Int) -> Frame {
-    let copy = Frame.make(capacity: max(capacity, count))
-    copy.buffer.withUnsafeMutablePointers { header, records in
-      buffer.withUnsafeMutablePointers { sourceHeader, source in
-        for position in 0..<Int(sourceHeader.pointee.count) {
-          (records + position).initialize(to: source[position].copy(home: nil, site: true))
-        }
-        header.pointee.count = sourceHeader.pointee.count
-      }
-    }
-    return copy
   }
 
   /// Records where the records of this unique, unfrozen frame that `isWritten` picks (by key
@@ -341,10 +336,15 @@ struct Frame: @unchecked Sendable {
     assert(isUnique(), "a frame is written only while one reference holds it")
   }
 
-  /// A frozen copy of this own frame for the same node: the same records, stamps and sites, but
-  /// nothing attached: what a node holds in place of a frame whose attachment a write outdated.
-  func reissued() -> Frame {
-    var reissued = copy(capacity: count)
+  /// A frozen copy of this own frame for the same node without the records of `removed`: the
+  /// same stamps and sites, but nothing attached, what a node holds in place of a frame whose
+  /// attachment a write outdated; `nil` if no record is left.
+  func reissued(removing removed: Set<ObjectIdentifier> = []) -> Frame? {
+    let isKept = { (key: ObjectIdentifier) in !removed.contains(key) }
+    guard buffer.withUnsafeMutablePointerToElements({ records in
+      (0..<count).contains { isKept(records[$0].key) }
+    }) else { return nil }
+    var reissued = copy(capacity: 0, keeping: isKept)
     reissued.freeze(depth: depth, nodeName: header(\.nodeName))
     return reissued
   }
@@ -353,46 +353,13 @@ struct Frame: @unchecked Sendable {
   /// update that started from `seen`) laid over those of `frame`: a new, unfrozen frame.
   static func merged(_ frame: Frame?, with written: Frame, over seen: Frame?) -> Frame {
     let merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
-    for position in 0..<written.count {
-      let stamp = written.stamp(at: position)
-      let key = written.buffer.withUnsafeMutablePointerToElements { $0[position].key }
-      guard seen?.stamp(of: key) != stamp else { continue }
-      merged.buffer.withUnsafeMutablePointers { header, records in
-        written.buffer.withUnsafeMutablePointerToElements { source in
-          let count = Int(header.pointee.count)
-          let record = source[position].copy(home: nil, site: true)
-          let (found, insertion) = Self.search(for: key, records: records, count: count)
-          if let found {
-            records[found] = record
-            return
-          }
-          precondition(count < header.pointee.capacity, "a merged frame has room for its writes")
-          (records + insertion + 1).moveInitialize(
-            from: records + insertion, count: count - insertion)
-          (records + insertion).initialize(to: record)
-          header.pointee.count += 1
-        }
+    written.buffer.withUnsafeMutablePointerToElements { records in
+      for position in 0..<written.count
+      where seen?.stamp(of: records[position].key) != records[position].stamp {
+        _ = merged.insert(records[position].copy(home: nil, site: true))
       }
     }
     return merged
-  }
-
-  /// This own frame without the records of `keys`, frozen for the same node; `nil` if none is left.
-  func removing(_ keys: Set<ObjectIdentifier>) -> Frame? {
-    let kept = infos.filter { !keys.contains($0.key) }.count
-    guard kept > 0 else { return nil }
-    var frame = Frame.make(capacity: kept)
-    frame.buffer.withUnsafeMutablePointers { header, records in
-      buffer.withUnsafeMutablePointerToElements { source in
-        for position in 0..<count where !keys.contains(source[position].key) {
-          (records + Int(header.pointee.count)).initialize(
-            to: source[position].copy(home: nil, site: true))
-          header.pointee.count += 1
-        }
-      }
-    }
-    frame.freeze(depth: depth, nodeName: header(\.nodeName))
-    return frame
   }
 
   /// The writes that replacing own frame `old` with `new` replaces, each with the stamp a read
@@ -466,35 +433,19 @@ struct Frame: @unchecked Sendable {
 
   /// Takes the attachment out; called on a frame no other thread can see.
   fileprivate func takeAttachment() -> Unmanaged<AnyObject>? {
-    let word = withAtomicWord(at: FrameHeader.attachmentOffset) {
-      $0.exchange(0, ordering: .acquiringAndReleasing)
-    }
-    return UnsafeRawPointer(bitPattern: word).map { Unmanaged<AnyObject>.fromOpaque($0) }
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.takeReference() }
   }
 
   /// What the layer above keeps with this frame (derived values use it for the values built
   /// from its writes), set at most once while the frame lives.
   var attachment: AnyObject? {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { word in
-      UnsafeRawPointer(bitPattern: word.load(ordering: .acquiring)).map {
-        Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue()
-      }
-    }
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.loadReference(as: AnyObject.self) }
   }
 
   /// Attaches `object` unless something is attached already; returns what is attached.
   @discardableResult
   func attach(_ object: AnyObject) -> AnyObject {
-    let retained = Unmanaged.passRetained(object)
-    let original = withAtomicWord(at: FrameHeader.attachmentOffset) { word in
-      word.compareExchange(
-        expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
-        ordering: .acquiringAndReleasing
-      ).original
-    }
-    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return object }
-    retained.release()
-    return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.storeReferenceIfNil(object) }
   }
 
   // MARK: Stamps
