@@ -13,11 +13,6 @@ extension AnyDerived {
       else { return nil }
       return cell
     case .onePerInputs:
-      if let cell = firstAnchor.withLoaded({
-        $0.flatMap { currentCell(in: values, anchor: $0.key) }
-      }) {
-        return cell
-      }
       return withLearned { currentCell(in: values, anchors: $0.anchors) }
     }
   }

@@ -13,11 +13,6 @@ final class DerivedBuild: Sendable {
   let parent: DerivedBuild?
   /// How many builds this one is nested in, plus one.
   let depth: Int
-  /// The outermost build of this one's chain; `nil` for that build itself.
-  let outermost: DerivedBuild?
-  /// In the outermost build of a chain deeper than ``walkLimit``, the values its builds are
-  /// building, so that a cycle is found without walking thousands of builds.
-  private let deepChain = LazyReference<DeepChain>()
   /// Whether the value, or one that reads it, is kept and shared by several nodes.
   let isShared: Bool
   /// The values the build reads, whose reporter its issues go to.
@@ -50,7 +45,6 @@ final class DerivedBuild: Sendable {
     self.name = name
     self.parent = parent
     self.depth = (parent?.depth ?? 0) + 1
-    self.outermost = parent?.outermost ?? parent
     self.isShared = derivation.lifetime != .newOnEveryRead || parent?.isShared == true
     self.values = values.unrecorded
     self.builder = currentThreadID()
@@ -134,12 +128,7 @@ final class DerivedBuild: Sendable {
   /// parent the innermost again: the parent must be the innermost build when this is called.
   func run<Result>(_ body: () -> Result) -> Result {
     Self.innermostSlot.store(self)
-    let deep = depth > Self.walkLimit ? deepChainOfOutermost() : nil
-    deep?.building.withLock { _ = $0.insert(ObjectIdentifier(derivation)) }
-    defer {
-      deep?.building.withLock { _ = $0.remove(ObjectIdentifier(derivation)) }
-      Self.innermostSlot.store(parent)
-    }
+    defer { Self.innermostSlot.store(parent) }
     return body()
   }
 
@@ -148,37 +137,15 @@ final class DerivedBuild: Sendable {
   /// its value's fallback.
   static let depthLimit = 256
 
-  /// How deep a chain is searched build by build for a cycle; deeper, through ``deepChain``.
-  static let walkLimit = 32
-
-  /// Whether a build of `derivation` is under way on this build's chain, this one included.
+  /// Whether a build of `derivation` is under way on this build's chain, this one included:
+  /// at most ``depthLimit`` builds to look at.
   func chainIsBuilding(_ derivation: AnyDerived) -> Bool {
-    if depth > Self.walkLimit, let deep = (outermost ?? self).deepChain.load() {
-      return deep.building.withLock { $0.contains(ObjectIdentifier(derivation)) }
-    }
     var cursor: DerivedBuild? = self
     while let build = cursor {
       if build.derivation === derivation { return true }
       cursor = build.parent
     }
     return false
-  }
-
-  /// The outermost build's deep chain, made with every build above this one when first needed.
-  private func deepChainOfOutermost() -> DeepChain {
-    let root = outermost ?? self
-    if let deep = root.deepChain.load() { return deep }
-    let ancestors = Set(chain.dropFirst().map { ObjectIdentifier($0.derivation) })
-    return root.deepChain.storeIfNil(DeepChain(ancestors))
-  }
-}
-
-/// The values the builds of one deep chain are building; see ``DerivedBuild/chainIsBuilding(_:)``.
-final class DeepChain: Sendable {
-  let building: Lock<Set<ObjectIdentifier>>
-
-  init(_ building: Set<ObjectIdentifier>) {
-    self.building = Lock(building)
   }
 }
 

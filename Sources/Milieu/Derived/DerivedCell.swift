@@ -27,9 +27,13 @@ final class DerivedCell: Sendable {
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
-  /// The values this cell was last found not current in, by their frames' ids, which no other
-  /// frame ever has: frames never change, so it stays so, and a chain of derived values rebuilt
-  /// after a write checks each link once, not once for every link above it.
+  /// Whether the build read a derived value: checking that one is current checks what it read
+  /// in turn.
+  private let readsDerived: Bool
+  /// For a cell that read a derived value, the values it was last found not current in, by
+  /// their frames' ids, which no other frame ever has: frames never change, so it stays so, and
+  /// a chain of derived values rebuilt after a write checks each link once, not once for every
+  /// link above it.
   private let staleIn = Atomic<WordPair>(WordPair(first: 0, second: 0))
 
   init(
@@ -45,6 +49,7 @@ final class DerivedCell: Sendable {
     self.dependencies = dependencies
     self.anchor = anchor
     self.isProvisional = isProvisional
+    self.readsDerived = inputs.contains { $0.hasDetail }
   }
 
   deinit {
@@ -59,6 +64,7 @@ final class DerivedCell: Sendable {
   /// Whether the value was built from what `values` sees, and nothing it read was discarded.
   func isCurrent(in values: EnvironmentValues) -> Bool {
     guard !isDiscarded else { return false }
+    guard readsDerived else { return hasInputs(of: values) }
     let key = Self.key(of: values)
     // Never both 0: those values hold no write, so a cell kept with an anchor is current there.
     if staleIn.load(ordering: .relaxed) == key, key != WordPair(first: 0, second: 0) {

@@ -224,6 +224,35 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
   func storeIfNil(_ instance: Instance) -> Instance { address.storeReferenceIfNil(instance) }
 }
 
+/// A reference read with one atomic load and no reference counted, which one writer at a time
+/// replaces with a newer instance that holds the one it replaces: so whoever still reads an
+/// older one reads it alive, until the newest goes.
+struct ChainedReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
+  private let address: Atomic<UInt>
+
+  init(_ instance: Instance) {
+    address = Atomic(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()))
+  }
+
+  deinit {
+    address.takeReference()?.release()
+  }
+
+  /// Runs `body` with the newest instance.
+  func withLoaded<Result>(_ body: (Instance) -> Result) -> Result {
+    let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring))
+    return Unmanaged<Instance>.fromOpaque(pointer.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Makes `newer`, which holds the newest instance, the newest; call it from one writer at a
+  /// time.
+  func replace(with newer: Instance) {
+    let older = address.exchange(
+      UInt(bitPattern: Unmanaged.passRetained(newer).toOpaque()), ordering: .acquiringAndReleasing)
+    Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: older).unsafelyUnwrapped).release()
+  }
+}
+
 extension Atomic where Value == UInt {
   /// The object whose retained address the word holds, unretained; `nil` for none. A load
   /// with acquiring ordering.

@@ -133,7 +133,9 @@ struct Frame: @unchecked Sendable {
 
   /// The stamp of the record for `key`, if this frame has one.
   func stamp(of key: ObjectIdentifier) -> UInt64? {
-    position(of: key).map(stamp(at:))
+    buffer.withUnsafeMutablePointers { header, records in
+      Self.position(of: key, header: header, records: records).map { records[$0].stamp }
+    }
   }
 
   /// The own frame that holds the write of the record at `position`: this frame, or, for a view,
@@ -341,9 +343,11 @@ struct Frame: @unchecked Sendable {
   /// attachment a write outdated; `nil` if no record is left.
   func reissued(removing removed: Set<ObjectIdentifier> = []) -> Frame? {
     let isKept = { (key: ObjectIdentifier) in !removed.contains(key) }
-    guard buffer.withUnsafeMutablePointerToElements({ records in
-      (0..<count).contains { isKept(records[$0].key) }
-    }) else { return nil }
+    guard
+      buffer.withUnsafeMutablePointerToElements({ records in
+        (0..<count).contains { isKept(records[$0].key) }
+      })
+    else { return nil }
     var reissued = copy(capacity: 0, keeping: isKept)
     reissued.freeze(depth: depth, nodeName: header(\.nodeName))
     return reissued
