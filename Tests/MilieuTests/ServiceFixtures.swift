@@ -151,3 +151,60 @@ extension EnvironmentValues {
   }
   var outbox: ScriptedService { self[Self.outbox] }
 }
+
+/// Services whose graph is wrong.
+extension EnvironmentValues {
+  static let cyclicA = Derived(fallback: ScriptedService("fallback A", ServiceScript())) {
+    values in
+    _ = values.cyclicB
+    return ScriptedService("cyclicA", values.serviceScript)
+  }
+  var cyclicA: ScriptedService { self[Self.cyclicA] }
+
+  static let cyclicB = Derived(fallback: ScriptedService("fallback B", ServiceScript())) {
+    values in
+    _ = values.cyclicA
+    return ScriptedService("cyclicB", values.serviceScript)
+  }
+  var cyclicB: ScriptedService { self[Self.cyclicB] }
+
+  /// One instance, set on a node, read again through a value that reads it.
+  static let sharedService = Entry(ScriptedService("shared default", ServiceScript()))
+  var sharedService: ScriptedService {
+    get { self[Self.sharedService] }
+    set { self[Self.sharedService] = newValue }
+  }
+
+  static let middle = Derived { values in
+    _ = values.sharedService
+    return ScriptedService("middle", values.serviceScript)
+  }
+  var middle: ScriptedService { self[Self.middle] }
+
+  static let sharedAgain = Derived { values in
+    _ = values.middle
+    return values.sharedService
+  }
+  var sharedAgain: ScriptedService { self[Self.sharedAgain] }
+
+  static let brokenService = Derived(fallback: ScriptedService("fallback", ServiceScript())) {
+    values in
+    _ = values.databaseURL
+    throw Oops()
+  }
+  var brokenService: ScriptedService { self[Self.brokenService] }
+
+  static let freshService = Derived(.newOnEveryRead) { values in
+    ScriptedService("fresh", values.serviceScript)
+  }
+  var freshService: ScriptedService { self[Self.freshService] }
+}
+
+extension EnvironmentValues {
+  /// A service read at its default by one test alone: a default is one for the process.
+  static let checkedDefault = Entry(ScriptedService("checked default", ServiceScript()))
+  var checkedDefault: ScriptedService {
+    get { self[Self.checkedDefault] }
+    set { self[Self.checkedDefault] = newValue }
+  }
+}

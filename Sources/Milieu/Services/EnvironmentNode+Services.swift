@@ -143,8 +143,12 @@ extension EnvironmentNode {
       let before = issues.count
       guard let root = graph.add(keyPath, in: values) else { continue }
       let names = root.reads.map { graph.reads[$0].name }
-      let name = names.isEmpty ? "\(type(of: root.value))" : names.joined(separator: ", ")
       let reported = issues.since(before)
+      // A derived value whose build failed is read without a record: its issue names it.
+      let name =
+        names.isEmpty
+        ? reported.first.flatMap { Self.subject(of: $0.message) } ?? "\(type(of: root.value))"
+        : names.joined(separator: ", ")
       guard reported.isEmpty else {
         failures += reported.map {
           ServiceFailure(service: name, path: [name], reason: Self.reason(for: $0.message))
@@ -158,6 +162,15 @@ extension EnvironmentNode {
     }
     let plan = ServicePlan(reads: graph, named: named, replacements: replacements)
     return plan.adding(failures)
+  }
+
+  /// The value an issue of a failed build is about: `X` in `Building X threw …`, or the first
+  /// value of a cycle's chain, `X → …`.
+  private static func subject(of message: String) -> String? {
+    let words = message.split(separator: " ", maxSplits: 2)
+    if words.count > 1, words[0] == "Building" { return String(words[1]) }
+    if words.count > 1, words[1] == "→" { return String(words[0]) }
+    return nil
   }
 
   /// What an issue reported while a service was read says went wrong.
