@@ -7,9 +7,8 @@ import Testing
 ///
 /// The node is a child of the current node with `overrides`, as
 /// ``withTestEnvironment(_:fileID:line:isolation:operation:)`` makes it, current while the body
-/// runs. Its services start as
-/// ``Milieu/EnvironmentNode/startServices(_:stopTimeout:clock:fileID:filePath:line:column:)``
-/// starts them: in the graph's order, each once.
+/// runs. Its services start as `EnvironmentNode.startServices(_:)` starts them: in the graph's
+/// order, each once.
 ///
 /// ```swift
 /// @Test func notesAreSavedWhileTheDatabaseRuns() async throws {
@@ -19,7 +18,7 @@ import Testing
 /// }
 /// ```
 ///
-/// A start that fails is thrown, as ``Milieu/ServiceError``, before the body runs: it fails the
+/// A start that fails is thrown, as `ServiceError`, before the body runs: it fails the
 /// test with a message that names the service and its path, or a test that expects it catches
 /// it (`#expect(throws: ServiceError.self)`). A stop that fails or outlives `stopTimeout` is
 /// recorded as an issue of the test, naming the service, after the body's own outcome.
@@ -37,7 +36,7 @@ import Testing
 ///   - isolation: The actor the body runs on; leave the default.
 ///   - body: The test code, run once every service runs.
 /// - Returns: What `body` returns.
-/// - Throws: ``Milieu/ServiceError`` if a start fails; else what `body` throws.
+/// - Throws: `ServiceError` if a start fails; else what `body` throws.
 public func withRunningServices<Result>(
   _ services: [PartialKeyPath<EnvironmentValues> & Sendable],
   _ overrides: EnvironmentOverride...,
