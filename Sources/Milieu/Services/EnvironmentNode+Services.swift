@@ -1,0 +1,197 @@
+extension EnvironmentNode {
+  /// Starts the services that the named ones lead to, in the graph's order, and returns them
+  /// running.
+  ///
+  /// Milieu reads each named service in this node, building what is not built yet, and follows
+  /// what each build read: every value on the way whose type is a ``LifecycleService`` is
+  /// started once, after everything it reads that has a lifecycle; services that read nothing
+  /// of each other start at the same time. A service shared with a node whose services run
+  /// already is not started again: it is read, and stops with that node's. So a subtree that
+  /// overrides a value (a tenant with a database of its own) starts, and later stops, only
+  /// the services built for it.
+  ///
+  /// ```swift
+  /// let running = try await app.startServices([\.notesService, \.metricsExporter])
+  /// // database, then notesService and metricsExporter at the same time
+  /// ```
+  ///
+  /// Name the services the program runs, the way a `ServiceGroup` is given its list: a
+  /// value's lifecycle is known only once it is read. A value you set yourself records no
+  /// reads, so it starts with nothing before it; a value read at its key's default is found
+  /// only if you name it. A service is one service wherever it is read: a class instance by
+  /// its identity, any other value by the write or build it came from.
+  ///
+  /// If a start throws, nothing more is started, the starts under way are cancelled, and what
+  /// had started is stopped in reverse; so is it when the calling task is cancelled (the
+  /// program was told to stop while it started). Nothing is started when reading a service
+  /// reports an issue, since what it read may be a fallback that no later read gets.
+  ///
+  /// - Parameters:
+  ///   - services: The services the program runs, as key paths into the environment.
+  ///   - stopTimeout: How long each service's stop may take before it is cancelled and
+  ///     reported.
+  ///   - clock: The clock the stop timeout runs on; a test passes one it moves.
+  ///   - fileID: The call site, for diagnostics; leave the default.
+  ///   - filePath: The call site's path; leave the default.
+  ///   - line: The call site's line; leave the default.
+  ///   - column: The call site's column; leave the default.
+  /// - Returns: The running services; keep them, and call ``RunningServices/stop()`` to stop
+  ///   them.
+  /// - Throws: ``ServiceError``, naming each service that failed, with the path that leads to
+  ///   it, and each that then failed to stop.
+  public func startServices(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable],
+    stopTimeout: Duration = .seconds(30), clock: any Clock<Duration> = ContinuousClock(),
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async throws(ServiceError) -> RunningServices {
+    let plan = servicePlan(services)
+    guard plan.failures.isEmpty else { throw ServiceError(failures: plan.failures) }
+    let run = ServiceRun(
+      node: self, plan: plan,
+      callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      stopTimeout: stopTimeout, clock: clock)
+    let failures = await run.start(continuingAfterFailure: false)
+    guard failures.isEmpty else { throw ServiceError(failures: failures) }
+    return RunningServices(run)
+  }
+
+  /// Builds every service the named ones lead to, starts and stops them, and reports every
+  /// problem at once, each with the path that leads to it.
+  ///
+  /// Call it in a test, before the program serves anything:
+  ///
+  /// ```swift
+  /// @Test func theServiceGraphHolds() async throws {
+  ///   try await withTestEnvironment(.set(\.database, InMemoryDatabase())) {
+  ///     try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// What it reports, in Milieu's terms:
+  /// - **A missing input.** Every key has a default, so no value is ever absent; a service
+  ///   lacks what it needs when its build, or the build of a value it reads, throws — a
+  ///   `Derived` value whose build throws when its configuration is not set — and its reader
+  ///   gets the fallback.
+  /// - **A cycle.** A build that reads itself, directly or through others, or a service with a
+  ///   lifecycle that two of its own inputs lead back to.
+  /// - **A service with no value for tests**, when `forTests`: a service with a lifecycle built
+  ///   from defaults alone — a plain value nobody set, or a derived value nothing it read was
+  ///   set for. Defaults are what the program runs with, so a test would start the real thing.
+  ///   Set the service, or a value it is built from, in the test's environment. Such a service
+  ///   is not started, nor is anything that reads it.
+  /// - **A start that fails.** Every other service is started, each once what it reads runs,
+  ///   and then all are stopped, in reverse; a stop that fails or outlives `stopTimeout` is
+  ///   reported too.
+  /// - A service Milieu would not keep (new on every read), and any other issue reading a
+  ///   service reports.
+  ///
+  /// A build that throws or closes a cycle is reported only if its value declares a
+  /// `fallback`: without one the program stops at that read, as every read of it would.
+  ///
+  /// - Parameters:
+  ///   - services: The services the program runs, as key paths into the environment.
+  ///   - forTests: Whether a service built from defaults alone is a problem: pass `true` in
+  ///     tests.
+  ///   - stopTimeout: How long each service's stop may take.
+  ///   - clock: The clock the stop timeout runs on.
+  ///   - fileID: The call site, for diagnostics; leave the default.
+  ///   - filePath: The call site's path; leave the default.
+  ///   - line: The call site's line; leave the default.
+  ///   - column: The call site's column; leave the default.
+  /// - Throws: ``ServiceError`` with every problem found.
+  public func checkServices(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable], forTests: Bool = false,
+    stopTimeout: Duration = .seconds(30), clock: any Clock<Duration> = ContinuousClock(),
+    fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async throws(ServiceError) {
+    let plan = servicePlan(services)
+    var failures = plan.failures
+    var skipping = Set<Int>()
+    if forTests {
+      for (index, service) in plan.services.enumerated() where service.isFromDefaultsOnly {
+        skipping.insert(index)
+        failures.append(
+          ServiceFailure(service: service.name, path: service.path, reason: .noValueForTests))
+      }
+    }
+    let run = ServiceRun(
+      node: self, plan: plan,
+      callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      stopTimeout: stopTimeout, clock: clock)
+    failures += await run.start(continuingAfterFailure: true, skipping: skipping)
+    failures += await run.stop()
+    guard failures.isEmpty else { throw ServiceError(failures: failures) }
+  }
+
+  /// Reads the named services in one snapshot of this node's values, with the issues the reads
+  /// report collected, and plans their start.
+  private func servicePlan(_ services: [PartialKeyPath<EnvironmentValues> & Sendable])
+    -> ServicePlan
+  {
+    let issues = IssueCollector()
+    // A child whose only override is the reporter: what its reads build is kept where this
+    // node's readers find it.
+    let probe = child("reading services") { $0.issueReporter = issues.reporter }
+    let values = probe.values
+    var graph = ServiceReads()
+    var named: [ServicePlan.Named] = []
+    var failures: [ServiceFailure] = []
+    for keyPath in services {
+      let before = issues.count
+      guard let root = graph.add(keyPath, in: values) else { continue }
+      let names = root.reads.map { graph.reads[$0].name }
+      let reported = issues.since(before)
+      // A derived value whose build failed is read without a record: its issue names it.
+      let name =
+        names.isEmpty
+        ? reported.first.flatMap { Self.subject(of: $0.message) } ?? "\(type(of: root.value))"
+        : names.joined(separator: ", ")
+      guard reported.isEmpty else {
+        failures += reported.map {
+          ServiceFailure(service: name, path: [name], reason: Self.reason(for: $0.message))
+        }
+        continue
+      }
+      named.append(ServicePlan.Named(root: root, name: name))
+    }
+    let replacements = values.serviceLifecycleReplacements.compactMap { replacement in
+      graph.add(replacement.service, in: values).map { ($0, replacement.lifecycle) }
+    }
+    let plan = ServicePlan(reads: graph, named: named, replacements: replacements)
+    return plan.adding(failures)
+  }
+
+  /// The value an issue of a failed build is about: `X` in `Building X threw …`, or the first
+  /// value of a cycle's chain, `X → …`.
+  private static func subject(of message: String) -> String? {
+    let words = message.split(separator: " ", maxSplits: 2)
+    if words.count > 1, words[0] == "Building" { return String(words[1]) }
+    if words.count > 1, words[1] == "→" { return String(words[0]) }
+    return nil
+  }
+
+  /// What an issue reported while a service was read says went wrong.
+  static func reason(for message: String) -> ServiceFailure.Reason {
+    if message.hasPrefix("Building "), message.contains(" threw ") { return .missingInput(message) }
+    if message.contains(" → ") { return .cycle(message) }
+    return .issue(message)
+  }
+}
+
+/// Keeps the issues reported to its reporter.
+private final class IssueCollector: Sendable {
+  private let issues = Lock<[EnvironmentIssue]>([])
+
+  var reporter: IssueReporter {
+    IssueReporter { [self] issue in issues.withLock { $0.append(issue) } }
+  }
+
+  var count: Int { issues.withLock { $0.count } }
+
+  func since(_ start: Int) -> [EnvironmentIssue] {
+    issues.withLock { Array($0[start...]) }
+  }
+}

@@ -1,0 +1,155 @@
+/// One problem with a service of a node: a start or a stop that failed, or a problem in the
+/// graph found before anything started.
+///
+/// Every failure names its service and the path that leads to it, from a service the program
+/// named down through what each one read:
+///
+/// ```swift
+/// do {
+///   let running = try await app.startServices([\.notesService])
+///   // …
+/// } catch {
+///   for failure in error.failures {
+///     print(failure.path.joined(separator: " → "), failure.reason)
+///   }
+///   // notesService → repository → database   start failed: DatabaseDown()
+/// }
+/// ```
+public struct ServiceFailure: Sendable, CustomStringConvertible {
+  /// What went wrong.
+  public enum Reason: Sendable, CustomStringConvertible {
+    /// The service's ``LifecycleService/start()`` threw.
+    case startFailed(any Error)
+    /// The start was cancelled before the service had started: the program was told to stop.
+    case startCancelled
+    /// A service it reads, started by the services of another node, failed to start; the
+    /// string names that node.
+    case dependencyFailed(String)
+    /// The service's ``LifecycleService/stop()`` threw.
+    case stopFailed(any Error)
+    /// The service's ``LifecycleService/stop()`` did not return within the timeout; Milieu
+    /// cancelled it and went on.
+    case stopTimedOut(after: Duration)
+    /// Building the service, or a value it is built from, threw: something it needs is
+    /// missing. The string is the issue Milieu reported.
+    case missingInput(String)
+    /// Building the service reads itself, through the values the string names.
+    case cycle(String)
+    /// Reading the service reported another issue, which the string says.
+    case issue(String)
+    /// The service has a lifecycle and is built from defaults alone, so a test would start
+    /// the one the program uses; see
+    /// ``EnvironmentNode/checkServices(_:forTests:stopTimeout:clock:fileID:filePath:line:column:)``.
+    case noValueForTests
+    /// The value read is not one that Milieu keeps, so readers would not get the one started;
+    /// the string says why.
+    case notKept(String)
+    /// The node's services run already; the string says where they were started.
+    case alreadyRunning(String)
+
+    /// A few words: `start failed: DatabaseDown()`.
+    public var description: String {
+      switch self {
+      case .startFailed(let error): "start failed: \(error)"
+      case .startCancelled: "start cancelled"
+      case .dependencyFailed(let node): "a service it reads failed to start for \(node)"
+      case .stopFailed(let error): "stop failed: \(error)"
+      case .stopTimedOut(let timeout): "stop timed out after \(timeout)"
+      case .missingInput: "missing input"
+      case .cycle: "cycle"
+      case .issue: "issue"
+      case .noValueForTests: "no value for tests"
+      case .notKept: "not kept"
+      case .alreadyRunning: "already running"
+      }
+    }
+  }
+
+  /// The service's name: its accessor, or its key type.
+  public let service: String
+  /// The services and values that lead to it, from one the program named; its last element is
+  /// ``service``.
+  public let path: [String]
+  /// What went wrong.
+  public let reason: Reason
+
+  /// Creates a failure.
+  ///
+  /// ```swift
+  /// let failure = ServiceFailure(
+  ///   service: "database", path: ["notesService", "database"], reason: .startCancelled)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - service: The service's name.
+  ///   - path: The names that lead to it, ending with its own.
+  ///   - reason: What went wrong.
+  public init(service: String, path: [String], reason: Reason) {
+    self.service = service
+    self.path = path
+    self.reason = reason
+  }
+
+  /// What went wrong, the rule it breaks and what to do, in a sentence or three.
+  public var description: String {
+    let name = path.count > 1 ? "\(service) (\(path.joined(separator: " → ")))" : service
+    switch reason {
+    case .startFailed(let error):
+      return "\(name) failed to start: \(error). The services that had started were stopped, in "
+        + "reverse. Fix what it needs, or catch the error in its start()."
+    case .startCancelled:
+      return "\(name) had not started when the start was cancelled. The services that had "
+        + "started were stopped, in reverse."
+    case .dependencyFailed(let node):
+      return "\(name) is started by the services of \(node), whose start failed, so nothing "
+        + "that reads it was started here. Fix that start first."
+    case .stopFailed(let error):
+      return "\(name) failed to stop: \(error). The other services were stopped all the same."
+    case .stopTimedOut(let timeout):
+      return "\(name) did not stop within \(timeout): its stop was cancelled and the other "
+        + "services were stopped. Make its stop() return sooner, or pass a longer stopTimeout."
+    case .missingInput(let message), .cycle(let message), .issue(let message):
+      return "reading \(name): \(message)"
+    case .noValueForTests:
+      return "\(name) has a lifecycle and is built from defaults alone, so this test would start "
+        + "the one the program uses. Set it, or a value it is built from, in the test's "
+        + "environment: .set(\\.\(service), …)."
+    case .notKept(let why):
+      return "\(name) cannot be started: \(why)"
+    case .alreadyRunning(let started):
+      return "\(name): the services of this node are running already, started at \(started). "
+        + "A node runs its services once: stop them first, or start these on a child node."
+    }
+  }
+}
+
+/// Why services could not start, stop or pass their check: every failure, each naming its
+/// service.
+///
+/// ```swift
+/// do {
+///   try await running.stop()
+/// } catch {
+///   logger.error("\(error)")  // one line per failure
+/// }
+/// ```
+public struct ServiceError: Error, CustomStringConvertible {
+  /// The failures, in the order they happened.
+  public let failures: [ServiceFailure]
+
+  /// Creates an error from its failures.
+  ///
+  /// ```swift
+  /// throw ServiceError(failures: [failure])
+  /// ```
+  ///
+  /// - Parameter failures: The failures, at least one.
+  public init(failures: [ServiceFailure]) {
+    self.failures = failures
+  }
+
+  /// Every failure's description, one a line.
+  public var description: String {
+    failures.map(\.description).joined(separator: "\n")
+  }
+}
