@@ -1,5 +1,6 @@
-@testable import Milieu
 import Testing
+
+@testable import Milieu
 
 @Suite struct CurrentNodeTests {
   struct Failure: Error, Equatable { let code: Int }
