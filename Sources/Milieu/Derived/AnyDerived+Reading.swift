@@ -147,7 +147,7 @@ extension AnyDerived {
     // No anchor learned yet: any frame the values see may keep the value.
     guard anchors.isEmpty else { return }
     for frame in [values.own, values.base].compactMap({ $0 }) {
-      for position in 0..<frame.count {
+      for position in frame.positions {
         _ = DerivedCellTable.of(frame.home(at: position), creating: true)
       }
     }

@@ -64,7 +64,7 @@ extension EnvironmentNode {
       let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
       guard let overrides else { return lines + hiddenLine }
       let built = DerivedCellTable.of(overrides, creating: false)?.builtCells ?? []
-      let records = (0..<overrides.count).map { (info: overrides.info(at: $0), position: $0) }
+      let records = overrides.positions.map { (info: overrides.info(at: $0), position: $0) }
       // In the order they were written: a later write has a larger stamp.
       for (info, position) in records.sorted(by: { $0.info.stamp < $1.info.stamp }) {
         let origin = info.origin.map { "  (\($0.location))" } ?? ""

@@ -177,7 +177,8 @@ extension EnvironmentNode {
         isMerged
         ? Frame.merged(own, with: unstamped.unsafelyUnwrapped, over: seen)
         : unstamped.take().unsafelyUnwrapped
-      frame.stampSites(fileID: fileID, line: line) { key, stamp in
+      frame.stampSites(fileID: fileID, line: line, sharingWith: isMerged ? nil : seen) {
+        key, stamp in
         seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
       }
       frame.freeze(depth: depth, nodeName: name)

@@ -132,7 +132,7 @@ public struct EnvironmentValues: Sendable {
   }
 
   /// The frame and position of the record a read of `key` finds.
-  func record(for key: ObjectIdentifier) -> (frame: Frame, position: Int)? {
+  func record(for key: ObjectIdentifier) -> (frame: Frame, position: Frame.Position)? {
     if let own, let position = own.position(of: key) { return (own, position) }
     if let base, let position = base.position(of: key) { return (base, position) }
     return nil

@@ -5,27 +5,34 @@ import Synchronization
 // `Tree/EnvironmentNode.swift`), and the only one with pointer code over values.
 //
 // What this file guarantees to the rest of the core, which uses only its safe surface:
-// - A frame is one allocation: a header and its records, sorted by the hash of their keys. A
-//   record is a key, the stamp of the write that stored it, what keeps the key alive, where the
-//   write was made and the value. A value that fits three words (an `Int`, a `String`, a class
-//   reference) is stored in its record; a larger one in a box, as an existential stores it.
+// - A frame of up to `Frame.leafLimit` records is one allocation: a header and its records,
+//   sorted by the hash of their keys. A record is a key, the stamp of the write that stored it,
+//   what keeps the key alive, where the write was made and the value. A value that fits three
+//   words (an `Int`, a `String`, a class reference) is stored in its record; a larger one in a
+//   box, as an existential stores it.
+// - A larger frame is a trie of such leaves under branches that pick a child by five bits of a
+//   key's hash at a time. Writing to it copies the leaf and the branches on the key's way and
+//   shares the rest, so a write costs the same whatever the size, and so does laying a node's
+//   values over a large view.
 // - A frame changes only while one reference holds it and it is not frozen: `write(_:into:)`
 //   copies it otherwise, and every method that changes a frame in place asserts both in debug
-//   builds. A node freezes the frames it publishes, so a frame anyone else can see never changes.
+//   builds. A node freezes the frames it publishes, so a frame anyone else can see never changes;
+//   the nodes of a trie never change once made.
 // - Records never leave the frame: a pointer to one lives inside a method of this file only, and
-//   what callers get is a copy of its fields (`RecordInfo`) or of its value.
+//   what callers get is a copy of its fields (`RecordInfo`) or of its value, through a
+//   `Position` that is valid while they hold the frame.
 // - A record's `home` is the own frame that holds the write, where its origin is: the frame
-//   itself (`nil`), or, in a view, a frame the view keeps alive through its `top` and `base`.
+//   searched (`nil`), or, in a view, a frame the view keeps alive through its `top` and `base`.
 // - A stamp is never reused: frames take them in blocks from one process-wide counter. Record
 //   stamps are never a multiple of the block size; the multiples identify frames and builds.
 
 /// The values one node or one ``EnvironmentValues`` holds, or a node's values merged into one
-/// block (a *view*): records by key, in one allocation.
+/// block (a *view*): records by key.
 ///
 /// An *own* frame holds what was written to a node or to free-standing values; its records are
 /// homed in it. A *view* holds everything a node's children see: its `top` (the node's own
-/// frame) laid over its `base` (the view of the nearest ancestor that overrides something), copied
-/// into one block so that a read is one lookup at any depth.
+/// frame) laid over its `base` (the view of the nearest ancestor that overrides something), in
+/// one frame so that a read is one lookup at any depth.
 @usableFromInline
 struct Frame: @unchecked Sendable {
   // @unchecked: a frame is changed only while uniquely referenced and not frozen (see the file's
@@ -59,8 +66,10 @@ struct Frame: @unchecked Sendable {
   /// every access checks that it was made.
   var isNothing: Bool { header(\.flags).contains(.nothing) }
 
-  /// Makes an empty, unfrozen frame with room for `capacity` records.
+  /// Makes an empty, unfrozen leaf with room for `capacity` records.
   static func make(capacity: Int) -> Frame {
+    WorkCount.addBytes(
+      MemoryLayout<FrameHeader>.stride + capacity * MemoryLayout<FrameRecord>.stride)
     let buffer = FrameBuffer.create(minimumCapacity: capacity) { _ in
       FrameHeader(capacity: Int32(capacity))
     }
@@ -76,39 +85,82 @@ struct Frame: @unchecked Sendable {
     UInt64(UInt(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15
   }
 
-  /// Where the record for `key` is, if this frame has one.
-  @inlinable @inline(__always)
-  func position(of key: ObjectIdentifier) -> Int? {
-    buffer.withUnsafeMutablePointers { Self.position(of: key, header: $0, records: $1) }
-  }
-
   /// The value stored for `key`, whose values are of type `Value`.
+  ///
+  /// A leaf of a few records is searched in place, inlined into the caller; anything larger out
+  /// of line. A branch's count is `Int32.max`, so it takes the second way.
   @inlinable @inline(__always)
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
     buffer.withUnsafeMutablePointers { header, records in
-      guard let position = Self.position(of: key, header: header, records: records) else {
-        return nil
+      let count = Int(header.pointee.count)
+      guard count <= 8 else {
+        return Self.locate(key, header: header, records: records)?.pointee.value.load(
+          as: Value.self)
       }
-      return records[position].value.load(as: Value.self)
+      for position in 0..<count where records[position].key == key {
+        return records[position].value.load(as: Value.self)
+      }
+      return nil
     }
   }
 
-  /// Where the record for `key` is: a frame of a few records is searched in place, which the
-  /// caller inlines; a larger one by halves, out of line.
-  @inlinable @inline(__always)
-  static func position(
-    of key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
+  /// The record for `key` in the frame of `header` and `records`, if it has one: valid while
+  /// the frame lives.
+  @usableFromInline
+  static func locate(
+    _ key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
     records: UnsafeMutablePointer<FrameRecord>
-  ) -> Int? {
-    let count = Int(header.pointee.count)
-    guard count <= 8 else { return search(for: key, records: records, count: count).found }
-    for position in 0..<count where records[position].key == key { return position }
-    return nil
+  ) -> UnsafeMutablePointer<FrameRecord>? {
+    guard header.pointee.flags.contains(.branch) else {
+      return search(for: key, records: records, count: Int(header.pointee.count)).found.map {
+        records + $0
+      }
+    }
+    return header.pointee.children.flatMap { children in
+      let found = children[chunk(hash(key), 0)].flatMap {
+        position(of: key, in: $0.buffer, level: 1)
+      }
+      return found.map { position in
+        position.leaf._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToElements { $0 } }
+          + position.index
+      }
+    }
   }
 
-  /// Where the record for `key` is among `count` records sorted by hash, or where it would go.
-  @usableFromInline
-  static func search(
+  /// Where a record is: the leaf that holds it, kept alive by the frame it was found in, and its
+  /// index there.
+  struct Position {
+    fileprivate let leaf: Unmanaged<FrameBuffer>
+    fileprivate let index: Int
+  }
+
+  /// Where the record for `key` is, if this frame has one.
+  func position(of key: ObjectIdentifier) -> Position? { Self.position(of: key, in: buffer) }
+
+  /// Where the record for `key` is in the frame of `buffer`: down the branches its hash picks,
+  /// then in a leaf, by halves.
+  private static func position(of key: ObjectIdentifier, in buffer: FrameBuffer, level: Int = 0)
+    -> Position?
+  {
+    let hash = Self.hash(key)
+    var node = Unmanaged.passUnretained(buffer)
+    var level = level
+    while let child = node._withUnsafeGuaranteedRef({ Frame(buffer: $0).child(for: hash, level) }) {
+      guard let child else { return nil }
+      node = child
+      level += 1
+    }
+    return node._withUnsafeGuaranteedRef { leaf in
+      leaf.withUnsafeMutablePointers { header, records in
+        search(for: key, records: records, count: Int(header.pointee.count)).found.map {
+          Position(leaf: node, index: $0)
+        }
+      }
+    }
+  }
+
+  /// Where `key`'s record is among `count` records sorted by hash, or where it would go.
+  private static func search(
     for key: ObjectIdentifier, records: UnsafeMutablePointer<FrameRecord>, count: Int
   ) -> (found: Int?, insertion: Int) {
     let hash = Self.hash(key)
@@ -124,26 +176,55 @@ struct Frame: @unchecked Sendable {
   }
 
   /// The number of records.
-  var count: Int { Int(header(\.count)) }
+  var count: Int { isBranch ? Int(header(\.total)) : Int(header(\.count)) }
+
+  /// Runs `body` with the record at `position`.
+  private func withRecord<Result>(
+    at position: Position, _ body: (UnsafeMutablePointer<FrameRecord>) -> Result
+  ) -> Result {
+    position.leaf._withUnsafeGuaranteedRef {
+      $0.withUnsafeMutablePointerToElements { body($0 + position.index) }
+    }
+  }
 
   /// The stamp of the record at `position`.
-  func stamp(at position: Int) -> UInt64 {
-    buffer.withUnsafeMutablePointerToElements { $0[position].stamp }
+  func stamp(at position: Position) -> UInt64 { withRecord(at: position) { $0.pointee.stamp } }
+
+  /// A copy of the record at `position`, homed in `home` (its own home if `nil`), with its
+  /// site if `keepsSite`.
+  private func record(
+    at position: Position, home: Unmanaged<FrameBuffer>? = nil, keepsSite: Bool
+  ) -> FrameRecord {
+    var copy: FrameRecord?
+    withRecord(at: position) {
+      copy = $0.pointee.copy(home: home ?? $0.pointee.home, site: keepsSite)
+    }
+    guard let copy = copy.take() else { preconditionFailure("a position names a record") }
+    return copy
   }
 
   /// The stamp of the record for `key`, if this frame has one.
   func stamp(of key: ObjectIdentifier) -> UInt64? {
-    buffer.withUnsafeMutablePointers { header, records in
-      Self.position(of: key, header: header, records: records).map { records[$0].stamp }
+    if !isBranch {
+      return buffer.withUnsafeMutablePointers { header, records in
+        guard Int(header.pointee.count) > 8 else {
+          for index in 0..<Int(header.pointee.count) where records[index].key == key {
+            return records[index].stamp
+          }
+          return nil
+        }
+        return Self.search(for: key, records: records, count: Int(header.pointee.count)).found
+          .map { records[$0].stamp }
+      }
     }
+    return position(of: key).map(stamp(at:))
   }
 
   /// The own frame that holds the write of the record at `position`: this frame, or, for a view,
   /// one the view keeps alive.
-  func home(at position: Int) -> Frame {
-    buffer.withUnsafeMutablePointerToElements { records in
-      records[position].home.map { Frame(buffer: $0.takeUnretainedValue()) }
-    } ?? self
+  func home(at position: Position) -> Frame {
+    withRecord(at: position) { $0.pointee.home.map { Frame(buffer: $0.takeUnretainedValue()) } }
+      ?? self
   }
 
   /// The depth of the node that owns this frame; `UInt32.max` for free-standing values, whose
@@ -162,15 +243,15 @@ struct Frame: @unchecked Sendable {
   }
 
   /// The fields of the record at `position`, but its value.
-  func info(at position: Int) -> RecordInfo {
+  func info(at position: Position) -> RecordInfo {
     let home = self.home(at: position)
-    let (key, stamp, anchor) = buffer.withUnsafeMutablePointerToElements {
-      ($0[position].key, $0[position].stamp, $0[position].anchor)
+    let (key, stamp, anchor) = withRecord(at: position) {
+      ($0.pointee.key, $0.pointee.stamp, $0.pointee.anchor)
     }
-    let origin = home.buffer.withUnsafeMutablePointers { header, records in
-      Self.position(of: key, header: header, records: records).flatMap { position in
-        records[position].site.map {
-          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: header.pointee.nodeName)
+    let origin = home.position(of: key).flatMap { found in
+      home.withRecord(at: found) { record in
+        record.pointee.site.map {
+          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.header(\.nodeName))
         }
       }
     }
@@ -178,30 +259,139 @@ struct Frame: @unchecked Sendable {
   }
 
   /// The value of the record at `position`, type-erased, for diagnostics.
-  func anyValue(at position: Int) -> any Sendable {
-    buffer.withUnsafeMutablePointerToElements { $0[position].value.anyValue }
+  func anyValue(at position: Position) -> any Sendable {
+    withRecord(at: position) { $0.pointee.value.anyValue }
   }
 
+  /// Where every record is, in the order of their keys' hashes.
+  var positions: [Position] { positions(differingFrom: nil) }
+
   /// The fields of every record.
-  var infos: [RecordInfo] { (0..<count).map(info(at:)) }
+  var infos: [RecordInfo] { positions.map(info(at:)) }
 
   /// What is attached to the own frame that holds the record for `key`, if this frame has the
-  /// record and that frame an attachment; found with no reference counted but the result's.
+  /// record and that frame an attachment.
   func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    buffer.withUnsafeMutablePointers { header, records -> AnyObject? in
-      guard let position = Self.position(of: key, header: header, records: records) else {
-        return nil
-      }
-      guard let home = records[position].home else { return attachment }
-      return home._withUnsafeGuaranteedRef { Frame(buffer: $0).attachment }
+    position(of: key).flatMap { home(at: $0).attachment }
+  }
+
+  // MARK: The trie of a large frame
+
+  /// How many records a frame of one leaf holds at most: a frame with more is a branch.
+  static let leafLimit = 32
+
+  /// How many records a leaf below a branch holds at most: few, so that a write copies little
+  /// besides the branches on its way, whatever the frame's size.
+  static let bucketLimit = 4
+
+  /// Whether this frame is a branch of a trie, whose records are in the leaves below it.
+  var isBranch: Bool { header(\.flags).contains(.branch) }
+
+  /// The child of this frame that holds the records whose hash is `hash`, if this is a branch at
+  /// `level`: `.some(nil)` if it has none; `nil` if this is a leaf.
+  private func child(for hash: UInt64, _ level: Int) -> Unmanaged<FrameBuffer>?? {
+    buffer.withUnsafeMutablePointerToHeader { header in
+      guard let children = header.pointee.children else { return nil }
+      return .some(children[Self.chunk(hash, level)].map { Unmanaged.passUnretained($0.buffer) })
     }
+  }
+
+  /// The five bits of `hash` that pick a child at `level`: the highest first.
+  private static func chunk(_ hash: UInt64, _ level: Int) -> Int {
+    Int(truncatingIfNeeded: hash >> UInt64(max(0, 59 - 5 * level))) & 31
+  }
+
+  /// A branch at `level` over `children`, which hold `total` records.
+  private static func branch(_ children: [Frame?], total: Int) -> Frame {
+    // The children's array: its header and 32 references, each copied.
+    WorkCount.add(32)
+    WorkCount.addBytes(32 + 32 * MemoryLayout<Frame?>.stride)
+    let branch = make(capacity: 0)
+    branch.buffer.withUnsafeMutablePointerToHeader { header in
+      header.pointee.children = children
+      header.pointee.total = Int32(total)
+      header.pointee.count = .max
+      header.pointee.flags = .branch
+    }
+    return branch
+  }
+
+  /// Calls `body` with every leaf of this frame and its count, in the order of their hashes,
+  /// but those it shares with `other`: a trie a write made from another shares all but the
+  /// frames on the way of the keys written.
+  private func forEachLeaf(
+    differingFrom other: Frame? = nil, _ body: (Unmanaged<FrameBuffer>, Int) -> Void
+  ) {
+    guard buffer !== other?.buffer else { return }
+    guard let children = header(\.children) else {
+      return body(Unmanaged.passUnretained(buffer), Int(header(\.count)))
+    }
+    let others = other?.header(\.children)
+    for (index, child) in children.enumerated() {
+      child?.forEachLeaf(differingFrom: others?[index], body)
+    }
+  }
+
+  /// Where every record is that `other` does not share with this frame.
+  func positions(differingFrom other: Frame?) -> [Position] {
+    var positions: [Position] = []
+    forEachLeaf(differingFrom: other) { leaf, count in
+      positions += (0..<count).map { Position(leaf: leaf, index: $0) }
+    }
+    return positions
+  }
+
+  /// This frame with `record` stored in copies of the frames on its key's way, this one at
+  /// `level`: in a leaf, over the record for its key, or in its place; a leaf that grows past
+  /// the limit becomes a branch. Everything else is shared.
+  private static func inserting(
+    _ record: consuming FrameRecord, into frame: Frame, level: Int,
+    isNew: Bool? = nil
+  ) -> Frame {
+    let key = record.key
+    let isNew = isNew ?? (frame.position(of: key) == nil)
+    guard var children = frame.header(\.children) else {
+      let copy = frame.copy(capacity: frame.count + (isNew ? 1 : 0))
+      _ = copy.insert(record)
+      return copy.count > (level == 0 ? leafLimit : bucketLimit) ? split(copy, level: level) : copy
+    }
+    let index = chunk(hash(key), level)
+    children[index] = inserting(
+      record, into: children[index] ?? make(capacity: 0), level: level + 1, isNew: isNew)
+    return branch(children, total: frame.count + (isNew ? 1 : 0))
+  }
+
+  /// A branch at `level` over the records of `leaf`, which has more than a leaf holds.
+  private static func split(_ leaf: Frame, level: Int) -> Frame {
+    var children = [Frame?](repeating: nil, count: 32)
+    leaf.buffer.withUnsafeMutablePointerToElements { records in
+      // Sorted by hash, so each child's records are a run of them.
+      var start = 0
+      while start < leaf.count {
+        let index = chunk(hash(records[start].key), level)
+        var end = start
+        while end < leaf.count, chunk(hash(records[end].key), level) == index { end += 1 }
+        let child = make(capacity: end - start)
+        child.buffer.withUnsafeMutablePointers { header, target in
+          for position in start..<end {
+            (target + position - start).initialize(
+              to: records[position].copy(home: nil, site: true))
+          }
+          header.pointee.count = Int32(end - start)
+        }
+        children[index] = child.count > bucketLimit ? split(child, level: level + 1) : child
+        start = end
+      }
+    }
+    return branch(children, total: leaf.count)
   }
 
   // MARK: Writing
 
   /// Stores a value for `key` in `frame`: in place if `frame` is the only reference to an
-  /// unfrozen frame with room, else in a copy that replaces it, with room for one more record
-  /// than it needs, or twice as many when it grows in place. The record gets a new stamp.
+  /// unfrozen leaf with room, else in a copy that replaces it, with room for one more record
+  /// than it needs, or twice as many when it grows in place; a large frame copies only the
+  /// frames on the key's way. The record gets a new stamp.
   ///
   /// Writing in place over a value drops what the layer above attached to the frame, which may
   /// have been built from it.
@@ -212,11 +402,17 @@ struct Frame: @unchecked Sendable {
   ) {
     // Taken out, so that this is the only reference if no one else holds the frame.
     var target = frame.take() ?? make(capacity: 1)
-    let found = target.position(of: key)
+    let isNew = target.stamp(of: key) == nil
+    if target.isBranch || isNew && target.count == leafLimit {
+      let record = FrameRecord(
+        key: key, stamp: newStamp() + 1, anchor: anchor, home: nil, value: value, site: nil)
+      frame = inserting(record, into: target, level: 0)
+      return
+    }
     if !target.isUnique() || target.isFrozen {
-      target = target.copy(capacity: target.count + (found == nil ? 1 : 0))
-    } else if found == nil, target.count == target.capacity {
-      target = target.copy(capacity: max(4, target.count * 2))
+      target = target.copy(capacity: target.count + (isNew ? 1 : 0))
+    } else if isNew, target.count == target.capacity {
+      target = target.copy(capacity: min(leafLimit, max(4, target.count * 2)))
     }
     target.assertWritable()
     let stamp = target.buffer.withUnsafeMutablePointerToHeader { $0.pointee.takeStamp() }
@@ -232,10 +428,10 @@ struct Frame: @unchecked Sendable {
     frame = target
   }
 
-  /// The number of records this frame has room for.
+  /// The number of records this leaf has room for.
   var capacity: Int { Int(header(\.capacity)) }
 
-  /// Stores `record` in this unique, unfrozen frame, which has room for it: over the record for
+  /// Stores `record` in this unique, unfrozen leaf, which has room for it: over the record for
   /// its key, which it returns, or in its place by hash.
   private func insert(_ record: consuming FrameRecord) -> FrameRecord? {
     // Moved into a variable the closure can take it from: a closure cannot consume a capture.
@@ -257,16 +453,23 @@ struct Frame: @unchecked Sendable {
     }
   }
 
-  /// A copy of this own frame's records that `isKept` keeps, unfrozen and unshared, with room
-  /// for `capacity` records: they are homed in it and keep their stamps and sites, and it takes
-  /// new stamps for what is written to it.
+  /// A copy of this frame's records that `isKept` keeps, unfrozen and unshared, with room for
+  /// `capacity` records in a leaf, or a trie if they are more: they keep their homes, stamps and
+  /// sites, and it takes new stamps for what is written to it.
   func copy(capacity: Int, keeping isKept: (ObjectIdentifier) -> Bool = { _ in true }) -> Frame {
+    guard !isBranch else {
+      var copy = Frame.make(capacity: 0)
+      for position in positions where isKept(withRecord(at: position) { $0.pointee.key }) {
+        copy = Self.inserting(record(at: position, keepsSite: true), into: copy, level: 0)
+      }
+      return copy
+    }
     let copy = Frame.make(capacity: max(capacity, count))
     copy.buffer.withUnsafeMutablePointers { header, records in
       buffer.withUnsafeMutablePointerToElements { source in
         for position in 0..<count where isKept(source[position].key) {
           (records + Int(header.pointee.count)).initialize(
-            to: source[position].copy(home: nil, site: true))
+            to: source[position].copy(home: source[position].home, site: true))
           header.pointee.count += 1
         }
       }
@@ -305,15 +508,21 @@ struct Frame: @unchecked Sendable {
   }
 
   /// Records where the records of this unique, unfrozen frame that `isWritten` picks (by key
-  /// and stamp) were written.
+  /// and stamp) were written, among those it does not share with `seen`: in a trie made from
+  /// `seen`, the records written are in the leaves the two do not share.
   mutating func stampSites(
-    fileID: String, line: UInt, where isWritten: (ObjectIdentifier, UInt64) -> Bool
+    fileID: String, line: UInt, sharingWith seen: Frame? = nil,
+    where isWritten: (ObjectIdentifier, UInt64) -> Bool
   ) {
     assertWritable()
-    buffer.withUnsafeMutablePointers { header, records in
-      for position in 0..<Int(header.pointee.count)
-      where isWritten(records[position].key, records[position].stamp) {
-        records[position].site = WriteSite(fileID: fileID, line: line)
+    forEachLeaf(differingFrom: seen) { leaf, count in
+      leaf._withUnsafeGuaranteedRef {
+        $0.withUnsafeMutablePointerToElements { records in
+          for position in 0..<count
+          where isWritten(records[position].key, records[position].stamp) {
+            records[position].site = WriteSite(fileID: fileID, line: line)
+          }
+        }
       }
     }
   }
@@ -342,13 +551,8 @@ struct Frame: @unchecked Sendable {
   /// same stamps and sites, but nothing attached, what a node holds in place of a frame whose
   /// attachment a write outdated; `nil` if no record is left.
   func reissued(removing removed: Set<ObjectIdentifier> = []) -> Frame? {
-    let isKept = { (key: ObjectIdentifier) in !removed.contains(key) }
-    guard
-      buffer.withUnsafeMutablePointerToElements({ records in
-        (0..<count).contains { isKept(records[$0].key) }
-      })
-    else { return nil }
-    var reissued = copy(capacity: 0, keeping: isKept)
+    guard infos.contains(where: { !removed.contains($0.key) }) else { return nil }
+    var reissued = copy(capacity: 0) { !removed.contains($0) }
     reissued.freeze(depth: depth, nodeName: header(\.nodeName))
     return reissued
   }
@@ -356,11 +560,15 @@ struct Frame: @unchecked Sendable {
   /// The records of `written` whose stamps `seen` does not have for their keys (the writes of an
   /// update that started from `seen`) laid over those of `frame`: a new, unfrozen frame.
   static func merged(_ frame: Frame?, with written: Frame, over seen: Frame?) -> Frame {
-    let merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
-    written.buffer.withUnsafeMutablePointerToElements { records in
-      for position in 0..<written.count
-      where seen?.stamp(of: records[position].key) != records[position].stamp {
-        _ = merged.insert(records[position].copy(home: nil, site: true))
+    var merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
+    for position in written.positions(differingFrom: seen) {
+      let (key, stamp) = written.withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
+      guard seen?.stamp(of: key) != stamp else { continue }
+      let record = written.record(at: position, keepsSite: true)
+      if merged.isBranch || merged.count == merged.capacity && merged.position(of: key) == nil {
+        merged = inserting(record, into: merged, level: 0)
+      } else {
+        _ = merged.insert(record)
       }
     }
     return merged
@@ -375,46 +583,62 @@ struct Frame: @unchecked Sendable {
       Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
     }
     var replaced: Set<Stamped> = []
-    for info in old?.infos ?? [] where new?.stamp(of: info.key) != info.stamp {
-      replaced.insert(before(info.key))
+    for position in old?.positions(differingFrom: new) ?? [] {
+      let info = old.unsafelyUnwrapped.info(at: position)
+      if new?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
     }
-    for info in new?.infos ?? [] where old?.stamp(of: info.key) != info.stamp {
-      replaced.insert(before(info.key))
+    for position in new?.positions(differingFrom: old) ?? [] {
+      let info = new.unsafelyUnwrapped.info(at: position)
+      if old?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
     }
     return replaced
   }
 
-  /// The frozen view of `top`, a node's own frame, laid over `base`, the view it inherits.
+  /// The frozen view of `top`, a node's own frame, laid over `base`, the view it inherits: the
+  /// two merged into one leaf, or, when that would be larger than a leaf, `top`'s records
+  /// stored in `base`'s trie, which shares every frame of `base` that they do not reach.
   static func view(of top: Frame, over base: Frame?) -> Frame {
     let (topCount, baseCount) = (top.count, base?.count ?? 0)
-    let view = make(capacity: topCount + baseCount)
     let home = Unmanaged.passUnretained(top.buffer)
-    view.buffer.withUnsafeMutablePointers { header, records in
-      top.buffer.withUnsafeMutablePointerToElements { upper in
-        (base ?? nothing).buffer.withUnsafeMutablePointerToElements { lower in
-          // Both sorted by hash: merge them, the top's record winning for a key both hold.
-          var (next, nextBelow, count) = (0, 0, 0)
-          while next < topCount || nextBelow < baseCount {
-            WorkCount.add()
-            let above = next < topCount ? Self.hash(upper[next].key) : .max
-            let below = nextBelow < baseCount ? Self.hash(lower[nextBelow].key) : .max
-            if above <= below {
-              (records + count).initialize(to: upper[next].copy(home: home, site: false))
-              next += 1
-              if above == below { nextBelow += 1 }
-            } else {
-              (records + count).initialize(
-                to: lower[nextBelow].copy(home: lower[nextBelow].home, site: false))
-              nextBelow += 1
+    var view: Frame
+    if topCount + baseCount > leafLimit || top.isBranch || base?.isBranch == true {
+      view = base ?? make(capacity: 0)
+      for position in top.positions {
+        WorkCount.add()
+        view = inserting(
+          top.record(at: position, home: home, keepsSite: false), into: view, level: 0)
+      }
+    } else {
+      view = make(capacity: topCount + baseCount)
+      view.buffer.withUnsafeMutablePointers { header, records in
+        top.buffer.withUnsafeMutablePointerToElements { upper in
+          (base ?? nothing).buffer.withUnsafeMutablePointerToElements { lower in
+            // Both sorted by hash: merge them, the top's record winning for a key both hold.
+            var (next, nextBelow, count) = (0, 0, 0)
+            while next < topCount || nextBelow < baseCount {
+              WorkCount.add()
+              let above = next < topCount ? Self.hash(upper[next].key) : .max
+              let below = nextBelow < baseCount ? Self.hash(lower[nextBelow].key) : .max
+              if above <= below {
+                (records + count).initialize(to: upper[next].copy(home: home, site: false))
+                next += 1
+                if above == below { nextBelow += 1 }
+              } else {
+                (records + count).initialize(
+                  to: lower[nextBelow].copy(home: lower[nextBelow].home, site: false))
+                nextBelow += 1
+              }
+              count += 1
             }
-            count += 1
+            header.pointee.count = Int32(count)
           }
-          header.pointee.count = Int32(count)
         }
       }
+    }
+    view.buffer.withUnsafeMutablePointerToHeader { header in
       header.pointee.top = top
       header.pointee.base = base
-      header.pointee.flags = [.frozen, .view]
+      header.pointee.flags.formUnion([.frozen, .view])
     }
     return view
   }
@@ -490,6 +714,8 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
     LockAudit.assertNoneHeld("a frame of values is released")
     withUnsafeMutablePointers { header, records in
       // One at a time, so that each record's teardown is inlined: a plain value's needs no call.
+      // A branch has no records: its children go with its header.
+      guard !header.pointee.flags.contains(.branch) else { return }
       for position in 0..<Int(header.pointee.count) { (records + position).deinitialize(count: 1) }
     }
     Frame(buffer: self).takeAttachment()?.release()
@@ -550,8 +776,12 @@ struct FrameHeader {
   /// How many stamps a frame takes from the process-wide counter at a time.
   static let stampBlock: UInt64 = 64
 
+  /// The records of a leaf; `Int32.max` for a branch, so that a search of a few records in place
+  /// is never tried on one.
   @usableFromInline var count: Int32 = 0
   @usableFromInline let capacity: Int32
+  /// For a branch, the records of the trie below it.
+  var total: Int32 = 0
   @usableFromInline var flags: Flags = []
   /// The depth of the node that owns the frame.
   var depth: UInt32 = .max
@@ -567,6 +797,8 @@ struct FrameHeader {
   /// For a view, the own frame it lays over `base`, and the view below: it keeps both alive.
   var top: Frame?
   var base: Frame?
+  /// For a branch, its 32 children, one for each value of five bits of a key's hash.
+  var children: [Frame?]?
 
   init(capacity: Int32) {
     self.capacity = capacity
@@ -580,6 +812,7 @@ struct FrameHeader {
     static let view = Flags(rawValue: 2)
     static let nothing = Flags(rawValue: 4)
     static let scratch = Flags(rawValue: 8)
+    static let branch = Flags(rawValue: 16)
   }
 
   /// A new stamp for a write to this frame.
