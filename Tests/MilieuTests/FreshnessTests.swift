@@ -106,6 +106,6 @@ extension EnvironmentNode {
 
   /// The identity of the node this one's inherited values come from.
   var above: ObjectIdentifier? {
-    withLockedState { state, _ in state.above.map { ObjectIdentifier($0.takeUnretainedValue()) } }
+    withLockedState { state, _ in state.above.map(ObjectIdentifier.init) }
   }
 }

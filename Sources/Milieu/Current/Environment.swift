@@ -58,7 +58,7 @@ public struct Environment<Value: Sendable>: Sendable {
     // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
     // key path written at the call site into a direct call to its getter, rather than apply it
     // through the runtime on every refresh.
-    let isWord = EnvironmentReader.isWord(Value.self)
+    let isWord = VersionedCache.isWord(Value.self)
     reader = EnvironmentReader(node: .nodeForWrapper(), isWord: isWord) { values, _ in
       StoredValue(values[keyPath: keyPath])
     }
@@ -67,7 +67,7 @@ public struct Environment<Value: Sendable>: Sendable {
   /// A wrapper reading from `node` with `project`.
   @inlinable @inline(__always)
   init(node: EnvironmentNode, project: @escaping EnvironmentProjection) {
-    reader = EnvironmentReader(node: node, isWord: EnvironmentReader.isWord(Value.self), project)
+    reader = EnvironmentReader(node: node, isWord: VersionedCache.isWord(Value.self), project)
   }
 
   /// The value as the bound node sees it now.
@@ -91,44 +91,21 @@ public struct Environment<Value: Sendable>: Sendable {
 @usableFromInline
 typealias EnvironmentProjection = @Sendable (EnvironmentValues, EnvironmentNode) -> StoredValue
 
-/// The cache behind an ``Environment`` wrapper: the last value read and the version of the node
-/// it was read at.
-///
-/// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
-/// payloads) is cached in an atomic and read with no lock: a read loads the version with
-/// acquiring ordering, then the bits, and a refresh stores the bits, then the version with
-/// releasing ordering, so bits read after a fresh version are that refresh's or a later one's. A
-/// lock is a write to memory every reader shares, and threads reading one wrapper at once would
-/// take turns for its cache line. Any other value is cached under a lock whose critical section
-/// is a comparison and a copy. See "How Milieu stays fresh and frees memory" for when a cached
-/// value is still fresh.
+/// The reader behind an ``Environment`` wrapper: the node it reads from, how it projects the
+/// value from the node's values, and the last value read, cached with the node's version then
+/// (see ``VersionedCache``, and "How Milieu stays fresh and frees memory" for when a cached value
+/// is still fresh).
 @usableFromInline
-final class EnvironmentReader: @unchecked Sendable {
-  // @unchecked: `cached` is read and written only under `lock`; the rest is constant or atomic.
+final class EnvironmentReader: Sendable {
   @usableFromInline let node: EnvironmentNode
   @usableFromInline let project: EnvironmentProjection
-  @usableFromInline let isWord: Bool
-  /// The node's version the cache holds the value of; 0, which no node has, before the first
-  /// read.
-  @usableFromInline let version = Atomic<UInt64>(0)
-  /// A one-word value's bits.
-  @usableFromInline let word = Atomic<UInt64>(0)
-  /// Guards `cached` and serializes the stores of refreshes. Its version is unused.
-  @usableFromInline let lock = VersionedLock()
-  /// Any other value.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var cached: StoredValue?
+  @usableFromInline let cache: VersionedCache
 
   @usableFromInline
   init(node: EnvironmentNode, isWord: Bool, _ project: @escaping EnvironmentProjection) {
     self.node = node
-    self.isWord = isWord
     self.project = project
-  }
-
-  /// Whether a value of type `Value` is cached in a word: plain bits, one word or less.
-  @inlinable @inline(__always)
-  static func isWord<Value>(_: Value.Type) -> Bool {
-    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+    self.cache = VersionedCache(isWord: isWord)
   }
 
   /// The value, of type `Value`, as the node sees it now: cached if no write reached the node
@@ -136,21 +113,8 @@ final class EnvironmentReader: @unchecked Sendable {
   @inlinable @inline(__always)
   func read<Value: Sendable>(as _: Value.Type) -> Value {
     let current = node.lock.version
-    if Self.isWord(Value.self) {
-      if version.load(ordering: .acquiring) >= current {
-        return withUnsafeBytes(of: word.load(ordering: .relaxed)) {
-          $0.loadUnaligned(as: Value.self)
-        }
-      }
-    } else {
-      lock.lock()
-      if version.load(ordering: .relaxed) >= current, let value = cached?.load(as: Value.self) {
-        lock.unlock()
-        return value
-      }
-      lock.unlock()
-    }
-    return Self.refreshed(self, at: current, as: Value.self)
+    return cache.value(atVersion: current, as: Value.self)
+      ?? Self.refreshed(self, at: current, as: Value.self)
   }
 
   /// The value `reader` reads afresh: out of line, and static, so that a cached read needs no
@@ -170,20 +134,7 @@ final class EnvironmentReader: @unchecked Sendable {
     LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
     let fresh = project(node.values, node)
     guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
-    var replaced: StoredValue?
-    lock.lock()
-    if version.load(ordering: .relaxed) < current {
-      if isWord {
-        word.store(UInt64(fresh.container.0), ordering: .relaxed)
-      } else {
-        replaced = cached.take()
-        cached = fresh.copy()
-      }
-      version.store(current, ordering: .releasing)
-    }
-    lock.unlock()
-    // The value the cache held is released with no lock held.
-    _ = consume replaced
+    cache.store(fresh.copy(), atVersion: current)
     return fresh
   }
 }

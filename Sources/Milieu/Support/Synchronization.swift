@@ -81,7 +81,7 @@ import Synchronization
 /// so the sanitizer sees them and learns the order; the mutex alone provides the exclusion.
 /// Outside the sanitizer they cost a plain load and store.
 @usableFromInline
-struct FencedMutex<Value>: ~Copyable, Sendable {
+struct FencedMutex<Value: ~Copyable>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let fence = Atomic<UInt8>(0)
 
@@ -91,7 +91,7 @@ struct FencedMutex<Value>: ~Copyable, Sendable {
   }
 
   @inlinable
-  borrowing func withLock<Result, Failure: Error>(
+  borrowing func withLock<Result: ~Copyable, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
@@ -222,6 +222,72 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
   /// Stores `instance` unless an instance is stored already; returns the one stored.
   @inlinable @discardableResult
   func storeIfNil(_ instance: Instance) -> Instance { address.storeReferenceIfNil(instance) }
+}
+
+/// A value cached with the version of what it was read from: what an ``Environment`` wrapper's
+/// reader keeps.
+///
+/// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
+/// payloads) is cached in an atomic and read with no lock: a read loads the version with
+/// acquiring ordering, then the bits, and a store stores the bits, then the version with
+/// releasing ordering, so bits read after a fresh version are that store's or a later one's. A
+/// lock is a write to memory every reader shares, and threads reading one wrapper at once would
+/// take turns for its cache line. Any other value is cached under a lock whose critical section
+/// is a comparison and a copy.
+@usableFromInline
+struct VersionedCache: ~Copyable, Sendable {
+  @usableFromInline let isWord: Bool
+  /// The version the cache holds the value of; 0, which no node has, before the first store.
+  @usableFromInline let version = Atomic<UInt64>(0)
+  /// A one-word value's bits.
+  @usableFromInline let word = Atomic<UInt64>(0)
+  /// Any other value.
+  @usableFromInline let cached = FencedMutex<StoredValue?>(nil)
+
+  @usableFromInline
+  init(isWord: Bool) {
+    self.isWord = isWord
+  }
+
+  /// Whether a value of type `Value` is cached in a word: plain bits, one word or less.
+  @inlinable @inline(__always)
+  static func isWord<Value>(_: Value.Type) -> Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+  }
+
+  /// The value cached, of type `Value`, if it was cached at `current` or later.
+  @inlinable @inline(__always)
+  func value<Value: Sendable>(atVersion current: UInt64, as _: Value.Type) -> Value? {
+    if Self.isWord(Value.self) {
+      guard version.load(ordering: .acquiring) >= current else { return nil }
+      return withUnsafeBytes(of: word.load(ordering: .relaxed)) { $0.loadUnaligned(as: Value.self) }
+    }
+    return cached.withLock { cached in
+      version.load(ordering: .relaxed) >= current ? cached?.load(as: Value.self) : nil
+    }
+  }
+
+  /// Caches `value`, read at `current`, unless a later one is cached; the value it replaces is
+  /// released with no lock held.
+  @usableFromInline
+  func store(_ value: consuming StoredValue, atVersion current: UInt64) {
+    var pending = Optional(value)
+    let replaced = cached.withLock { cached -> StoredValue? in
+      guard version.load(ordering: .relaxed) < current, let value = pending.take() else {
+        return nil
+      }
+      var replaced: StoredValue?
+      if isWord {
+        word.store(UInt64(value.container.0), ordering: .relaxed)
+      } else {
+        replaced = cached.take()
+        cached = consume value
+      }
+      version.store(current, ordering: .releasing)
+      return replaced
+    }
+    _ = consume replaced
+  }
 }
 
 /// A reference read with one atomic load and no reference counted, which one writer at a time

@@ -55,7 +55,7 @@ extension EnvironmentNode {
     var cursor: EnvironmentNode? = self
     while let node = cursor {
       let (isResolved, above, version) = node.withLockedState { state, version in
-        (state.resolved != nil, state.above?.takeUnretainedValue(), version)
+        (state.resolved != nil, state.above, version)
       }
       if isResolved {
         if node === self { return }
@@ -150,9 +150,8 @@ extension EnvironmentNode {
       }
     }
     guard state.hasChildren else { return }
-    let this = Unmanaged.passUnretained(self)
-    let oldSource = old == nil ? state.above : this
-    let newSource = state.own == nil ? state.above : this
+    let oldSource = old == nil ? state.above : self
+    let newSource = state.own == nil ? state.above : self
     // Nodes that override nothing share their view: one retired is released under the lock
     // when the list already holds it, which cannot free it.
     var lastRetired: Frame?
@@ -161,7 +160,7 @@ extension EnvironmentNode {
         retired.append(resolved)
         lastRetired = resolved
       }
-      if state.above?.toOpaque() == oldSource?.toOpaque() { state.above = newSource }
+      state.replaceAbove(oldSource, with: newSource)
       if let own = state.own,
         let carried = Self.carried(own, past: &outdated, write, released: &released),
         carried !== own.attachment, let reissued = own.reissued()

@@ -173,10 +173,12 @@ extension EnvironmentNode {
       // Another write may have reached the node since it was read: then lay what this one wrote
       // over the node's own values as they are now.
       let isMerged = own !== seen
-      var frame =
-        isMerged
-        ? Frame.merged(own, with: unstamped.unsafelyUnwrapped, over: seen)
-        : unstamped.take().unsafelyUnwrapped
+      guard
+        var frame = isMerged
+          ? unstamped.map({ Frame.merged(own, with: $0, over: seen) }) : unstamped.take()
+      else {
+        preconditionFailure("an update installs what its body wrote once")
+      }
       frame.stampSites(fileID: fileID, line: line, sharingWith: isMerged ? nil : seen) {
         key, stamp in
         seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)

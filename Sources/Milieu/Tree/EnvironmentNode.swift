@@ -78,12 +78,23 @@ public final class EnvironmentNode: @unchecked Sendable {
     var resolved: Frame?
     /// The nearest ancestor that overrides something, where the node's inherited values come
     /// from, unretained: the node keeps it alive through its parent. `nil` when none does.
-    var above: Unmanaged<EnvironmentNode>?
+    fileprivate var aboveReference: Unmanaged<EnvironmentNode>?
     /// The newest of the node's children.
     fileprivate var firstChild: Unmanaged<EnvironmentNode>?
 
     init(own: Frame?) {
       self.own = own
+    }
+
+    /// The nearest ancestor that overrides something; `nil` when none does.
+    var above: EnvironmentNode? { aboveReference?.takeUnretainedValue() }
+
+    /// Makes `new` the nearest overriding ancestor if it was `old`: a write made `old` override
+    /// nothing, or made `new` override something.
+    mutating func replaceAbove(_ old: EnvironmentNode?, with new: EnvironmentNode?) {
+      guard aboveReference?.toOpaque() == old.map({ Unmanaged.passUnretained($0).toOpaque() })
+      else { return }
+      aboveReference = new.map { .passUnretained($0) }
     }
 
     /// Whether the node is resolved against its own view.
@@ -174,7 +185,7 @@ public final class EnvironmentNode: @unchecked Sendable {
     let reference = Unmanaged.passUnretained(child)
     withLockedState { state, current in
       // Nobody else can see the child yet: its state needs no lock.
-      child.state.above = state.own == nil ? state.above : .passUnretained(self)
+      child.state.aboveReference = state.own == nil ? state.aboveReference : .passUnretained(self)
       if current == version { child.state.resolved = resolved.take() }
       child.nextSibling = state.firstChild
       state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
