@@ -515,12 +515,13 @@ struct Frame: @unchecked Sendable {
     where isWritten: (ObjectIdentifier, UInt64) -> Bool
   ) {
     assertWritable()
+    let site = WriteSite(fileID: fileID, line: line)
     forEachLeaf(differingFrom: seen) { leaf, count in
       leaf._withUnsafeGuaranteedRef {
         $0.withUnsafeMutablePointerToElements { records in
           for position in 0..<count
           where isWritten(records[position].key, records[position].stamp) {
-            records[position].site = WriteSite(fileID: fileID, line: line)
+            records[position].site = site
           }
         }
       }
@@ -822,11 +823,14 @@ struct FrameHeader {
     return nextStamp
   }
 
-  /// The offsets of the words accessed atomically.
-  fileprivate static let attachmentOffset =
+  /// The offsets of the words accessed atomically: computed, not stored, so that no lazy
+  /// global is checked on every access; the optimizer folds them to constants.
+  fileprivate static var attachmentOffset: Int {
     MemoryLayout<FrameHeader>.offset(of: \FrameHeader.attachmentWord).unsafelyUnwrapped
-  fileprivate static let idOffset =
+  }
+  fileprivate static var idOffset: Int {
     MemoryLayout<FrameHeader>.offset(of: \FrameHeader.idWord).unsafelyUnwrapped
+  }
 }
 
 /// Where a value was written to a node: the file and line. The node's name is its frame's.
