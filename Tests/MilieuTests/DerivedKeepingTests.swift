@@ -44,9 +44,15 @@ import Testing
       return values.ratio * 2
     }
     let writes = Atomic<Int>(0)
+    // The node the build writes to, held for the test only: the derived value's declaration,
+    // which the node's table holds, must not hold the node.
+    let written = Lock<EnvironmentNode?>(node, audited: false)
+    defer { written.withLock { $0 = nil } }
     let byRetries = EnvironmentValues.Derived { values in
       values.buildLog?.record("by retries")
-      if writes.add(1, ordering: .relaxed).oldValue == 0 { node.set(\.ratio, to: 0.75) }
+      if writes.add(1, ordering: .relaxed).oldValue == 0 {
+        written.withLock { $0 }?.set(\.ratio, to: 0.75)
+      }
       return values.retries + 1
     }
     #expect(node.values[byRatio] == 1)
@@ -68,9 +74,15 @@ import Testing
     }
     let child = node.child("child")
     let writes = Atomic<Int>(0)
+    // The node the build writes to, held for the test only: the derived value's declaration,
+    // which the node's table holds, must not hold the node.
+    let written = Lock<EnvironmentNode?>(node, audited: false)
+    defer { written.withLock { $0 = nil } }
     let byRetries = EnvironmentValues.Derived { values in
       values.buildLog?.record("by retries")
-      if writes.add(1, ordering: .relaxed).oldValue == 0 { node.set(\.greeting, to: "Hi") }
+      if writes.add(1, ordering: .relaxed).oldValue == 0 {
+        written.withLock { $0 }?.set(\.greeting, to: "Hi")
+      }
       return values.retries + 1
     }
     #expect(node.values[byRetries] == 2)
