@@ -37,7 +37,9 @@ import Testing
 /// under it only while no build of that value is between its finish's first and last steps.
 ///
 /// `writerGraphs` tells where the implementation breaks the promise; their test expects those
-/// problems as known issues.
+/// problems as known issues. `defects` shows that the check can fail: the schedule of each
+/// defect `DerivedKeepingTests` documents keeps the promise, and breaks it with the behaviour
+/// the defect came from put back.
 @Suite struct DerivedProtocolModelTests {
   // MARK: Graphs
 
@@ -188,10 +190,28 @@ import Testing
     var description: String { ([summary] + trace).joined(separator: "\n  ") }
   }
 
+  /// The behaviour the defects of `DerivedKeepingTests` came from, put back into the model to
+  /// show that its check catches each.
+  enum OldBehaviour {
+    /// A build keeps its cell in the table of the frame it read, not in that table's successor.
+    case keepsWhereItRead
+    /// A write that drops a value hands on a new table that the old one does not name.
+    case namesNoSuccessor
+    /// A claim gives no frame a table: a build makes one at its anchor when it keeps.
+    case preparesNoTables
+    /// A write whose new frame already has a table (a value read in the update's body) drops
+    /// the table it carries.
+    case dropsTheCarriedTable
+    /// A write to a node with no write of the key replaces the key's default, not the write the
+    /// node inherits.
+    case replacesTheDefault
+  }
+
   // MARK: The model
 
   struct Model {
     let graph: Graph
+    let oldBehaviour: OldBehaviour?
     /// The graph's readers, then the update's body if it reads.
     let readers: [Reader]
     let bodyReader: Int?
@@ -201,8 +221,9 @@ import Testing
     /// The write the writer replaces: what its node saw for the key.
     let replaced: Stamped?
 
-    init(_ graph: Graph) {
+    init(_ graph: Graph, oldBehaviour: OldBehaviour? = nil) {
       self.graph = graph
+      self.oldBehaviour = oldBehaviour
       var readers = graph.readers
       bodyReader = graph.writer?.bodyRead.map { _ in readers.count }
       if let writer = graph.writer, let derivation = writer.bodyRead {
@@ -320,6 +341,7 @@ import Testing
     /// The table that keeps what `table` kept: it, or its successor's, and so on; `nil` if the
     /// cell read a write a successor left behind.
     func latest(from table: Int, for cell: Cell, in state: State) -> Int? {
+      if oldBehaviour == .keepsWhereItRead { return table }
       var table = table
       while let successor = state.tables[table].successor {
         if reads(cell, anyOf: state.tables[table].leftBehind) { return nil }
@@ -403,11 +425,13 @@ import Testing
           derivation: derivation, claim: claim.isEmpty ? nil : claim,
           isClaimedAfterWrite: state.isWritten))
       state.underWay[derivation].append(state.cells.count - 1)
-      // The learned anchors' homes; before any is learned, every frame the values hold.
-      let frames =
-        learned.anchors.isEmpty
-        ? values.frames : learned.anchors.compactMap { values.found[$0]?.home }
-      for frame in frames { _ = table(of: frame, in: &state) }
+      if oldBehaviour != .preparesNoTables {
+        // The learned anchors' homes; before any is learned, every frame the values hold.
+        let frames =
+          learned.anchors.isEmpty
+          ? values.frames : learned.anchors.compactMap { values.found[$0]?.home }
+        for frame in frames { _ = table(of: frame, in: &state) }
+      }
       return .building(state.cells.count - 1)
     }
 
@@ -455,7 +479,10 @@ import Testing
         guard case .done = state.readers[bodyReader].step else { return nil }
       }
       var moved = state
-      let outdated: Set<Stamped> = [replaced]
+      let outdated: Set<Stamped> =
+        oldBehaviour == .replacesTheDefault
+        ? [Stamped(key: writer.key, stamp: graph.nodes[writer.node].writes[writer.key] ?? 0)]
+        : [replaced]
       let new = Frame(node: writer.node, generation: 1)
       moved.isWritten = true
       moved.frames[writer.node] = new
@@ -465,7 +492,7 @@ import Testing
         let carried = carry(table, past: outdated, in: &moved)
         // A value read in the update's body may have given the new frame a table already.
         if let attached = moved.attachments[new], attached != carried {
-          absorb(carried, into: attached, in: &moved)
+          if oldBehaviour != .dropsTheCarriedTable { absorb(carried, into: attached, in: &moved) }
         } else {
           moved.attachments[new] = carried
         }
@@ -491,8 +518,10 @@ import Testing
       guard kept.count < cells.count else { return table }
       state.tables.append(Table(cells: kept))
       let next = state.tables.count - 1
-      state.tables[table].successor = next
-      state.tables[table].leftBehind = outdated
+      if oldBehaviour != .namesNoSuccessor {
+        state.tables[table].successor = next
+        state.tables[table].leftBehind = outdated
+      }
       return next
     }
 
@@ -613,6 +642,12 @@ import Testing
         }
       }
       return (state, nil)
+    }
+
+    /// What breaks the promise at the end of one schedule, which must leave every thread done.
+    func problems(following schedule: [Phase]) -> [String] {
+      let (state, problem) = following(schedule, from: initial)
+      return problem.map { [$0] } ?? problems(in: state)
     }
 
     // MARK: Traces
@@ -916,6 +951,44 @@ import Testing
     case write
   }
 
+  /// A defect `DerivedKeepingTests` documents: the graph that models its test, the schedule
+  /// the test runs, and the old behaviour the defect came from.
+  struct Defect: CustomTestStringConvertible {
+    var graph: Graph
+    var schedule: [Phase]
+    var oldBehaviour: OldBehaviour
+    /// What the check reports at the end of the schedule with the old behaviour.
+    var problems: [String]
+
+    var testDescription: String { "\(oldBehaviour), \(graph.name)" }
+  }
+
+  static let defects: [Defect] = [
+    Defect(
+      graph: buildInFlight, schedule: [.run(0), .claim(1), .write, .run(1), .run(2)],
+      oldBehaviour: .keepsWhereItRead,
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    Defect(
+      graph: buildInFlight, schedule: [.run(0), .claim(1), .write, .run(1), .run(2)],
+      oldBehaviour: .namesNoSuccessor,
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    Defect(
+      graph: firstBuildAtANodeWithAChild, schedule: [.claim(0), .write, .run(0), .run(1)],
+      oldBehaviour: .preparesNoTables,
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    Defect(
+      graph: readInsideAnUpdate, schedule: [.run(0), .run(2), .write, .run(1)],
+      oldBehaviour: .dropsTheCarriedTable,
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    Defect(
+      graph: shadowingWrite, schedule: [.run(0), .write, .run(1)],
+      oldBehaviour: .replacesTheDefault,
+      problems: [
+        "the table of request's frame keeps a value of holder built from client 1, which the "
+          + "write replaced"
+      ]),
+  ]
+
   /// Readers alone keep the promise in every interleaving.
   @Test(arguments: readerGraphs)
   func everyInterleavingOfReadersKeepsThePromise(graph: Graph) {
@@ -935,5 +1008,14 @@ import Testing
     withKnownIssue("the implementation breaks the promise: see `writerGraphs`") {
       for problem in problems { Issue.record(Comment(rawValue: problem.description)) }
     }
+  }
+
+  /// The check can fail: each defect's schedule keeps the promise, and breaks it with the old
+  /// behaviour put back.
+  @Test(arguments: defects)
+  func eachDefectsScheduleKeepsThePromiseAndItsOldBehaviourBreaksIt(defect: Defect) {
+    #expect(Model(defect.graph).problems(following: defect.schedule) == [])
+    let old = Model(defect.graph, oldBehaviour: defect.oldBehaviour)
+    #expect(old.problems(following: defect.schedule).sorted() == defect.problems)
   }
 }
