@@ -43,16 +43,11 @@ import Testing
       values.buildLog?.record("by ratio")
       return values.ratio * 2
     }
-    let writes = Atomic<Int>(0)
-    // The node the build writes to, held for the test only: the derived value's declaration,
-    // which the node's table holds, must not hold the node.
-    let written = Lock<EnvironmentNode?>(node, audited: false)
-    defer { written.withLock { $0 = nil } }
+    let writer = FirstBuildWriter(node)
+    defer { writer.release() }
     let byRetries = EnvironmentValues.Derived { values in
       values.buildLog?.record("by retries")
-      if writes.add(1, ordering: .relaxed).oldValue == 0 {
-        written.withLock { $0 }?.set(\.ratio, to: 0.75)
-      }
+      writer.once { $0.set(\.ratio, to: 0.75) }
       return values.retries + 1
     }
     #expect(node.values[byRatio] == 1)
@@ -73,16 +68,11 @@ import Testing
       $0.retries = 1
     }
     let child = node.child("child")
-    let writes = Atomic<Int>(0)
-    // The node the build writes to, held for the test only: the derived value's declaration,
-    // which the node's table holds, must not hold the node.
-    let written = Lock<EnvironmentNode?>(node, audited: false)
-    defer { written.withLock { $0 = nil } }
+    let writer = FirstBuildWriter(node)
+    defer { writer.release() }
     let byRetries = EnvironmentValues.Derived { values in
       values.buildLog?.record("by retries")
-      if writes.add(1, ordering: .relaxed).oldValue == 0 {
-        written.withLock { $0 }?.set(\.greeting, to: "Hi")
-      }
+      writer.once { $0.set(\.greeting, to: "Hi") }
       return values.retries + 1
     }
     #expect(node.values[byRetries] == 2)
@@ -147,5 +137,28 @@ final class ClientHolder: Sendable {
   init(client: Client, retries: Int) {
     self.client = client
     self.retries = retries
+  }
+}
+
+/// Makes one write to a node from inside the first build that asks for it.
+///
+/// It holds the node for the test only: the derived value's declaration, which the node's table
+/// holds, must not hold the node, so the test calls ``release()`` when it ends.
+private final class FirstBuildWriter: Sendable {
+  private let node: Lock<EnvironmentNode?>
+  private let writes = Atomic<Int>(0)
+
+  init(_ node: EnvironmentNode) {
+    self.node = Lock(node, audited: false)
+  }
+
+  /// Runs `write` on the node the first time it is called, and never again.
+  func once(_ write: (EnvironmentNode) -> Void) {
+    guard writes.add(1, ordering: .relaxed).oldValue == 0 else { return }
+    if let node = node.withLock({ $0 }) { write(node) }
+  }
+
+  func release() {
+    node.withLock { $0 = nil }
   }
 }
