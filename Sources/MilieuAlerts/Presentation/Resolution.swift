@@ -64,9 +64,17 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
   }
 
   deinit {
-    if phase.load(ordering: .acquiring) != ResolutionPhase.delivered {
-      completion(.dropped(.unanswered))
-    }
+    if phase.load(ordering: .acquiring) != ResolutionPhase.delivered { resolveUnanswered() }
+  }
+
+  /// Delivers the outcome of a resolution that goes away unresolved.
+  ///
+  /// Out of line because a generic class runs its `deinit` unspecialized: an outcome made in the
+  /// `deinit` itself had its space reserved on entry, which looked up the outcome type's
+  /// metadata every time a resolution was freed, resolved or not.
+  @inline(never)
+  private func resolveUnanswered() {
+    completion(.dropped(.unanswered))
   }
 }
 
