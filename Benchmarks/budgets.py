@@ -52,9 +52,7 @@ TOLERANCE = 0.02
 FORBIDDEN = ("swift_getGenericMetadata", "swift_getAtKeyPath")
 # Paths that still look up generic metadata, with the calls per operation they may make: a
 # path that makes more fails, and one that makes fewer must have its line lowered or removed.
-KNOWN_LOOKUPS = {
-    "toast: shown and expired, awaited through ShowToastAction": 2,
-}
+KNOWN_LOOKUPS = {}
 LEAST_ALLOWANCE = 1.0
 COLUMNS = "path\tinstructions\tallocations\tbytes"
 
