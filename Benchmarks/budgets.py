@@ -52,12 +52,7 @@ TOLERANCE = 0.02
 FORBIDDEN = ("swift_getGenericMetadata", "swift_getAtKeyPath")
 # Paths that still look up generic metadata, with the calls per operation they may make: a
 # path that makes more fails, and one that makes fewer must have its line lowered or removed.
-KNOWN_LOOKUPS = {
-    "alert: present → tap → outcome, through AlertHost": 1,
-    "alert: present → type into a field → tap → outcome, through AlertHost": 1,
-    "toast: shown and expired, awaited through ShowToastAction": 3,
-    "AlertRecorder: next + tap": 1,
-}
+KNOWN_LOOKUPS = {}
 LEAST_ALLOWANCE = 1.0
 COLUMNS = "path\tinstructions\tallocations\tbytes"
 
@@ -151,15 +146,17 @@ def callgrind(binary, case, iterations):
         run_case(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", binary, case,
                   str(iterations)], case, iterations)
         total, calls = None, dict.fromkeys(FORBIDDEN, 0)
-        # The dump names a function once, "cfn=(7) name", and by its number after that; each
-        # "calls=N ..." line that follows a "cfn=" counts calls to that function.
+        # The dump names a function once, "fn=(7) name" or "cfn=(7) name", whichever comes
+        # first, and by its number after that; each "calls=N ..." line that follows a "cfn="
+        # counts calls to that function.
         names, callee = {}, None
         for line in open(out.name, encoding="utf-8", errors="replace"):
-            if line.startswith("cfn="):
-                number, _, name = line[4:].strip().partition(" ")
+            if line.startswith("fn=") or line.startswith("cfn="):
+                number, _, name = line.partition("=")[2].strip().partition(" ")
                 if name:
                     names[number] = name
-                callee = names.get(number, "").split("'")[0]
+                if line.startswith("cfn="):
+                    callee = names.get(number, "").split("'")[0]
             elif line.startswith("calls=") and callee in calls:
                 calls[callee] += int(line[6:].split()[0])
             elif line.startswith("summary:") or line.startswith("totals:"):
