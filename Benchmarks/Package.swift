@@ -50,6 +50,8 @@ let package = Package(
         .product(name: "Milieu", package: "Milieu"),
         .product(name: "MilieuAlerts", package: "Milieu"),
         .product(name: "MilieuTesting", package: "Milieu"),
+        // For the anchors the targets compare with: swift-dependencies' scope and request.
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
     // The heap's bytes in use, which Swift's C library modules do not expose.

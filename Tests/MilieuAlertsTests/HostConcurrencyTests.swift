@@ -74,4 +74,19 @@ import Testing
     #expect(resolved.count == 2_000)
     #expect(host.current == nil && host.pendingCount == 0)
   }
+
+  /// Tasks cancelled from this thread while they start to ask on another: however the
+  /// cancellation falls, before the alert reaches the host, while it does, or after, each ask
+  /// resolves as cancelled and takes its alert away.
+  @Test(.timeLimit(.minutes(1)))
+  func aCancellationRacingAnAskAlwaysWithdrawsTheAlert() async {
+    let host = AlertHost()
+    let action = ShowAlertAction(host: host)
+    for index in 0..<2_000 {
+      let asking = Task { await action.ask(title: "\(index)") }
+      asking.cancel()
+      #expect(await asking.value == .dropped(.cancelled))
+      #expect(host.current == nil && host.pendingCount == 0)
+    }
+  }
 }

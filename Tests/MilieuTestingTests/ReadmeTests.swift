@@ -24,4 +24,39 @@ struct NoteService {
     #expect(await answer.value)
   }
 }
+
+actor NotesDatabase: LifecycleService {
+  let url: String
+  private(set) var isOpen = false
+  init(url: String) { self.url = url }
+
+  func start() async throws { isOpen = true }  // connect
+  func stop() async throws { isOpen = false }  // close
+}
+
+extension EnvironmentValues {
+  static let databaseURL = Entry("postgres://db.internal/notes")
+  var databaseURL: String {
+    get { self[Self.databaseURL] }
+    set { self[Self.databaseURL] = newValue }
+  }
+
+  static let notesDatabase = Derived { values in NotesDatabase(url: values.databaseURL) }
+  var notesDatabase: NotesDatabase { self[Self.notesDatabase] }
+}
+
+@Test func theDatabaseRunsWhileTheTestDoes() async throws {
+  try await withRunningServices([\.notesDatabase], .set(\.databaseURL, "sqlite::memory:")) {
+    let database = EnvironmentNode.current[\.notesDatabase]
+    #expect(database.url == "sqlite::memory:")
+    #expect(await database.isOpen)
+  }
+}
+
+@Test func theServiceGraphHolds() async throws {
+  try await withTestEnvironment(.set(\.databaseURL, "sqlite::memory:")) {
+    // Every service builds, has a value for tests, starts and stops: all problems at once.
+    try await EnvironmentNode.current.checkServices([\.notesDatabase], forTests: true)
+  }
+}
 // README: end

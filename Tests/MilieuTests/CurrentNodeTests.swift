@@ -1,5 +1,6 @@
-import Milieu
 import Testing
+
+@testable import Milieu
 
 @Suite struct CurrentNodeTests {
   struct Failure: Error, Equatable { let code: Int }
@@ -81,5 +82,30 @@ import Testing
       }
     }
     #expect(seen == [true, true, true, true])
+  }
+}
+
+/// The current node is read through the runtime's `swift_task_localValueGet`, bound by name
+/// because `TaskLocal.get()` costs a budgeted read a third more: it must answer what `get()`
+/// answers, or the binding no longer matches the runtime.
+@Suite struct TaskLocalBindingTests {
+  @Test func theBoundEntryPointAnswersWhatTaskLocalGetAnswers() async {
+    #expect(taskLocalReference(EnvironmentNode.scoped) == nil)
+    #expect(EnvironmentNode.scoped.get() == nil)
+    let outer = EnvironmentNode("outer")
+    let inner = outer.child("inner")
+    outer.withCurrent {
+      #expect(taskLocalReference(EnvironmentNode.scoped) === outer)
+      inner.withCurrent {
+        #expect(taskLocalReference(EnvironmentNode.scoped) === EnvironmentNode.scoped.get())
+        #expect(taskLocalReference(EnvironmentNode.scoped) === inner)
+      }
+    }
+    await inner.withCurrent {
+      let inTask = await Task { taskLocalReference(EnvironmentNode.scoped) }.value
+      #expect(inTask === inner)
+      let detached = await Task.detached { taskLocalReference(EnvironmentNode.scoped) }.value
+      #expect(detached == nil)
+    }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MilieuTestSupport
 import Synchronization
 import Testing
@@ -187,4 +188,98 @@ extension EnvironmentValues {
 
 struct BeepReader {
   @Environment(\.beep) var beep
+}
+
+/// Builds nested deep: each on the thread of the read that started it, with its task-locals,
+/// up to a documented depth, past which the read is reported and gets its fallback.
+@Suite struct DeepBuildTests {
+  /// A chain of `length` derived values, each read by the next, the first reading `seed`; each
+  /// has the fallback -1.
+  static func chain(
+    _ length: Int, seed: EnvironmentValues.Entry<Int>,
+    bottom: @escaping @Sendable (EnvironmentValues) -> Int = { _ in 0 }
+  ) -> [EnvironmentValues.Derived<Int>] {
+    var chain: [EnvironmentValues.Derived<Int>] = [
+      .init(fallback: -1) { $0[seed] + bottom($0) }
+    ]
+    for index in 1..<length {
+      let previous = chain[index - 1]
+      chain.append(.init(fallback: -1) { $0[previous] + 1 })
+    }
+    return chain
+  }
+
+  /// The innermost build of a chain 200 deep sees the node current where the read was made,
+  /// and an issue it reports reaches that node's reporter: the running test's.
+  @Test func theInnermostBuildOfADeepChainSeesTheReadersTaskLocals() {
+    let issues = IssueLog()
+    let node = EnvironmentNode("deep").child("reader") { $0.issueReporter = issues.reporter }
+    let seed = EnvironmentValues.Entry(1)
+    let chain = Self.chain(200, seed: seed) { _ in
+      reportIssue("built at \(EnvironmentNode.current.name ?? "no node")")
+      return 0
+    }
+    let value = node.withCurrent { node.values[chain[199]] }
+    #expect(value == 200)
+    #expect(issues.messages == ["built at reader"])
+  }
+
+  /// A build nested past the limit is reported with its chain, and the read that would nest it
+  /// gets its fallback: the program goes on, on the same thread, and nothing built on the
+  /// fallback is kept.
+  @Test func aBuildNestedPastTheLimitIsReportedAndGetsItsFallback() {
+    let issues = IssueLog()
+    let node = EnvironmentNode("deep")
+    node.set(\.issueReporter, to: issues.reporter)
+    let seed = EnvironmentValues.Entry(1)
+    let chain = Self.chain(3_000, seed: seed)
+    let limit = DerivedBuild.depthLimit
+    #expect(limit >= 256)
+    // The build at depth `limit + 1` gets -1; the `limit` builds above it add one each.
+    #expect(node.values[chain[2_999]] == limit - 1)
+    let reported = issues.messages
+    #expect(reported.count == 1)
+    #expect(reported.first?.contains("more than \(limit) derived values deep") == true)
+    #expect(reported.first?.contains("This read gets") == true)
+    #expect(node.values[chain[2_999]] == limit - 1)
+    #expect(issues.messages.count == 2)
+  }
+
+  /// A chain as deep as the limit builds on the stack of a detached task's thread, and on a
+  /// thread of its own with a stack of 2 MiB: builds nest on the reader's stack.
+  @Test func aChainAsDeepAsTheLimitBuildsOnTheReadersStack() async {
+    let seed = EnvironmentValues.Entry(1)
+    let chain = Self.chain(DerivedBuild.depthLimit, seed: seed)
+    let top = chain[chain.count - 1]
+    let detached = await Task.detached { EnvironmentNode("detached").values[top] }.value
+    #expect(detached == DerivedBuild.depthLimit)
+    let built = Lock<Int?>(nil, audited: false)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      built.withLock { $0 = EnvironmentNode("thread").values[top] }
+      done.signal()
+    }
+    thread.stackSize = 2 << 20
+    thread.start()
+    done.wait()
+    #expect(built.withLock { $0 } == DerivedBuild.depthLimit)
+  }
+
+  /// A chain 200 deep builds, and rebuilds after its first input is written, in linear work.
+  @Test func aChainTwoHundredDeepBuildsAndRebuildsInLinearWork() {
+    let seed = EnvironmentValues.Entry(1)
+    let chain = Self.chain(200, seed: seed)
+    var counts: [Int] = []
+    for top in [chain[99], chain[199]] {
+      let node = EnvironmentNode("chain")
+      let before = WorkCount.onThisThread
+      let built = node.values[top]
+      node.update { $0[seed] = 10 }
+      let rebuilt = node.values[top]
+      counts.append(WorkCount.onThisThread - before)
+      #expect(rebuilt == built + 9)
+    }
+    #expect(counts[0] > 0)
+    #expect(Double(counts[1]) <= Double(counts[0]) * 2.5, "\(counts)")
+  }
 }

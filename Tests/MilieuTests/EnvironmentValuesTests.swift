@@ -1,4 +1,6 @@
 import Milieu
+import MilieuTestSupport
+import Synchronization
 import Testing
 
 @Suite struct EnvironmentValuesTests {
@@ -71,4 +73,70 @@ import Testing
     #expect(EnvironmentNode("fresh")[\.counted] == 7)
     #expect(countingDefaultCalls.load(ordering: .relaxed) == 1)
   }
+}
+
+/// Key defaults are user code: Milieu computes each once, with none of its locks held.
+@Suite struct KeyDefaultTests {
+  /// A default that reports an issue reports it to the node the read is made in, like any code.
+  @Test func aDefaultMayReportAnIssue() {
+    let issues = IssueLog()
+    let node = EnvironmentNode("node").child("child") { $0.issueReporter = issues.reporter }
+    #expect(node.withCurrent { node.values[ReportingDefaultKey.self] } == 4)
+    #expect(issues.messages == ["the default of ReportingDefaultKey was computed"])
+  }
+
+  /// Threads that read a default while it is computed wait for it: it is computed once.
+  @Test func threadsReadingADefaultBeingComputedWaitForIt() {
+    onThreads(8) { _ in
+      waitingDefaultReaders.add(1, ordering: .acquiringAndReleasing)
+      #expect(EnvironmentValues()[WaitingDefaultKey.self] == 5)
+    }
+    #expect(waitingDefaultComputations.load(ordering: .relaxed) == 1)
+  }
+
+  /// A default that reads its own key stops the program with the key's name, where a thread
+  /// waiting for itself would hang.
+  @Test func aDefaultThatReadsItselfStopsTheProgram() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = EnvironmentValues()[SelfReadingDefaultKey.self]
+    }
+    let output = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(
+      output.contains("the defaultValue of SelfReadingDefaultKey reads SelfReadingDefaultKey"))
+  }
+
+  /// A default that reads another key's default gets it.
+  @Test func aDefaultMayReadAnotherDefault() {
+    #expect(EnvironmentValues()[NestedDefaultKey.self] == 31)
+  }
+}
+
+private struct ReportingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int {
+    reportIssue("the default of ReportingDefaultKey was computed")
+    return 4
+  }
+}
+
+private let waitingDefaultReaders = Atomic<Int>(0)
+private let waitingDefaultComputations = Atomic<Int>(0)
+
+/// Computed once every one of eight readers has asked for it: a reader that computed a second
+/// one would count it.
+private struct WaitingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int {
+    waitingDefaultComputations.add(1, ordering: .relaxed)
+    waitUntil("eight threads read the default") {
+      waitingDefaultReaders.load(ordering: .acquiring) == 8
+    }
+    return 5
+  }
+}
+
+private struct SelfReadingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { EnvironmentValues()[SelfReadingDefaultKey.self] }
+}
+
+private struct NestedDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { EnvironmentValues()[RequestTimeoutKey.self] + 1 }
 }

@@ -12,6 +12,17 @@ import Testing
     return running.allSatisfy { all.contains("stop \($0)") }
   }
 
+  /// The first failure of starting `services` at `node`, which must throw.
+  private func firstFailure(
+    starting services: [PartialKeyPath<EnvironmentValues> & Sendable], at node: EnvironmentNode,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> ServiceFailure {
+    let error = await #expect(throws: ServiceError.self, sourceLocation: sourceLocation) {
+      try await node.startServices(services)
+    }
+    return try #require(error?.failures.first, sourceLocation: sourceLocation)
+  }
+
   @Test func aStartThatThrowsStopsWhatStartedAndNamesTheServiceAndItsPath() async throws {
     let script = ServiceScript(failingStarts: ["database postgres://app"])
     let app = serviceNode(script: script)
@@ -88,15 +99,9 @@ import Testing
   @Test func aCycleOfDerivedServicesStartsNothing() async throws {
     let script = ServiceScript()
     let app = serviceNode(script: script)
-    let error = await #expect(throws: ServiceError.self) {
-      try await app.startServices([\.cyclicA])
-    }
-    let failure = try #require(error?.failures.first)
-    guard case .cycle(let message) = failure.reason else {
-      Issue.record("expected a cycle, got \(failure.reason)")
-      return
-    }
-    #expect(message.contains("cyclicA → cyclicB → cyclicA"))
+    let failure = try await firstFailure(starting: [\.cyclicA], at: app)
+    #expect("\(failure.reason)" == "cycle")
+    #expect(failure.description.contains("cyclicA → cyclicB → cyclicA"))
     #expect(script.log.all.isEmpty)
   }
 
@@ -104,14 +109,8 @@ import Testing
     let script = ServiceScript()
     let app = serviceNode(script: script)
     app.set(\.sharedService, to: ScriptedService("shared", script))
-    let error = await #expect(throws: ServiceError.self) {
-      try await app.startServices([\.sharedAgain])
-    }
-    let failure = try #require(error?.failures.first)
-    guard case .cycle = failure.reason else {
-      Issue.record("expected a cycle, got \(failure.reason)")
-      return
-    }
+    let failure = try await firstFailure(starting: [\.sharedAgain], at: app)
+    #expect("\(failure.reason)" == "cycle")
     #expect(Set(failure.path) == ["sharedAgain", "middle"])
     #expect(failure.description.contains("is a cycle of services with lifecycles"))
     #expect(script.log.all.isEmpty)
@@ -119,23 +118,16 @@ import Testing
 
   @Test func aBuildThatThrowsStartsNothing() async throws {
     let script = ServiceScript()
-    let error = await #expect(throws: ServiceError.self) {
-      try await serviceNode(script: script).startServices([\.metrics, \.brokenService])
-    }
-    let failure = try #require(error?.failures.first)
-    guard case .missingInput(let message) = failure.reason else {
-      Issue.record("expected a missing input, got \(failure.reason)")
-      return
-    }
-    #expect(message.hasPrefix("Building brokenService threw oops."))
+    let failure = try await firstFailure(
+      starting: [\.metrics, \.brokenService], at: serviceNode(script: script))
+    #expect("\(failure.reason)" == "missing input")
+    #expect(
+      failure.description.hasPrefix("reading brokenService: Building brokenService threw oops."))
     #expect(script.log.all.isEmpty)
   }
 
   @Test func aServiceNewOnEveryReadCannotStart() async throws {
-    let error = await #expect(throws: ServiceError.self) {
-      try await serviceNode().startServices([\.freshService])
-    }
-    let failure = try #require(error?.failures.first)
+    let failure = try await firstFailure(starting: [\.freshService], at: serviceNode())
     #expect(failure.description.hasPrefix("freshService cannot be started: it is built anew"))
   }
 

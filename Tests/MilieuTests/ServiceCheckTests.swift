@@ -43,6 +43,6 @@ import Testing
     app.set(\.sharedService, to: ScriptedService("shared", app[\.serviceScript]))
     try await app.checkServices([\.sharedService], forTests: true)
     // Outside tests, defaults are what the program runs with.
-    try await serviceNode().checkServices([\.mailer])
+    try await serviceNode().checkServices([\.checkedDefault])
   }
 }

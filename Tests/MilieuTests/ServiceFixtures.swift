@@ -199,3 +199,12 @@ extension EnvironmentValues {
   }
   var freshService: ScriptedService { self[Self.freshService] }
 }
+
+extension EnvironmentValues {
+  /// A service read at its default by one test alone: a default is one for the process.
+  static let checkedDefault = Entry(ScriptedService("checked default", ServiceScript()))
+  var checkedDefault: ScriptedService {
+    get { self[Self.checkedDefault] }
+    set { self[Self.checkedDefault] = newValue }
+  }
+}

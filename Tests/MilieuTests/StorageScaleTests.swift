@@ -18,6 +18,20 @@ import Testing
     return (counts[0], counts[1])
   }
 
+  /// Runs `body` at `size` and at twice that, and returns the work and the bytes of the frames
+  /// made at each.
+  func workAndMemory(atSizes size: Int, _ body: (Int) -> Void) -> (
+    work: (Int, Int), bytes: (Int, Int)
+  ) {
+    var bytes: [Int] = []
+    let work = work(atSizes: size) { size in
+      let before = WorkCount.bytesOnThisThread
+      body(size)
+      bytes.append(WorkCount.bytesOnThisThread - before)
+    }
+    return (work, (bytes[0], bytes[1]))
+  }
+
   /// What twice the size may cost: twice the work, and a little more, as an index's probes
   /// depend on where the keys' objects were allocated. A quadratic path costs four times.
   func expectLinear(_ counts: (Int, Int), _ what: String) {
@@ -78,34 +92,37 @@ import Testing
     }
     expectLinear(counts, "a wide tree")
   }
+}
 
-  /// A chain of derived values, each read by the next: built in linear work, read from a
-  /// detached task, whose stack the chain would overflow if it did not move to threads with
-  /// stacks of their own, and rebuilt after its first input is written.
-  @Test func aChainOfThreeThousandDerivedValuesBuildsAndRebuildsInLinearWork() async {
-    let seed = EnvironmentValues.Entry(1)
-    var chain: [EnvironmentValues.Derived<Int>] = [.init { $0[seed] }]
-    for index in 1..<3_000 {
-      let previous = chain[index - 1]
-      chain.append(.init { $0[previous] + 1 })
+extension StorageScaleTests {
+  /// A path of nodes, each setting a value of its own: each node's children see every value
+  /// above them, which a view holds without copying the values above into each level.
+  @Test func aPathOfNodesEachSettingAValueOfItsOwnIsMadeAndReadInLinearWorkAndMemory() {
+    let entries = (0..<3_000).map { EnvironmentValues.Entry($0) }
+    let (work, bytes) = workAndMemory(atSizes: 1_500) { size in
+      let top = EnvironmentNode("top")
+      var bottom = top
+      for level in 0..<size { bottom = bottom.child { $0[entries[level]] = -level } }
+      #expect(bottom.values[entries[0]] == 0 && bottom.values[entries[size - 1]] == 1 - size)
+      top.set(\.greeting, to: "Hi")
+      #expect(bottom[\.greeting] == "Hi" && bottom.values[entries[size / 2]] == -(size / 2))
     }
-    let (first, second) = (chain[1_499], chain[2_999])
-    let counts = await Task.detached {
-      [first, second] in
-      var counts: [Int] = []
-      for top in [first, second] {
-        let node = EnvironmentNode("chain")
-        let before = WorkCount.onThisThread
-        let built = node.values[top]
-        node.set(seed, to: 10)
-        let rebuilt = node.values[top]
-        counts.append(WorkCount.onThisThread - before)
-        #expect(rebuilt == built + 9)
-      }
-      return counts
-    }.value
-    #expect(counts.count == 2)
-    if counts.count == 2 { expectLinear((counts[0], counts[1]), "a chain of derived values") }
+    expectLinear(work, "a path of 3,000 nodes, each with a value of its own: work")
+    expectLinear(bytes, "a path of 3,000 nodes, each with a value of its own: memory")
+  }
+
+  /// One node given values of distinct keys one write at a time: a write does not copy the
+  /// values written before it.
+  @Test func distinctKeysSetOneByOneOnANodeAreWrittenInLinearWorkAndMemory() {
+    let entries = (0..<20_000).map { EnvironmentValues.Entry($0) }
+    let (work, bytes) = workAndMemory(atSizes: 10_000) { size in
+      let node = EnvironmentNode("node")
+      for index in 0..<size { node.set(entries[index], to: index + 1) }
+      let values = node.values
+      #expect(values[entries[0]] == 1 && values[entries[size - 1]] == size)
+    }
+    expectLinear(work, "20,000 keys set one by one: work")
+    expectLinear(bytes, "20,000 keys set one by one: memory")
   }
 }
 

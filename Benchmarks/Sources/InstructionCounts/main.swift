@@ -13,13 +13,14 @@
 // count.
 //
 // Usage:
-//   InstructionCounts --list             every case, one per line: name, a tab, its baseline
+//   InstructionCounts --list             every case, one per line: name, a tab, its baseline, a
+//                                        tab, and "anchor" for another library's path
 //   InstructionCounts CASE ITERATIONS    runs one case
 
 let arguments = CommandLine.arguments
 if arguments.count == 2, arguments[1] == "--list" {
   for counted in CountedCase.all {
-    print("\(counted.name)\t\(counted.baseline ?? "")")
+    print("\(counted.name)\t\(counted.baseline ?? "")\t\(counted.isAnchor ? "anchor" : "")")
   }
   exit(0)
 }

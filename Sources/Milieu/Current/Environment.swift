@@ -35,10 +35,9 @@ import Synchronization
 ///   leave the cache alone.
 @propertyWrapper
 public struct Environment<Value: Sendable>: Sendable {
-  /// The reader of a one-word plain value, `nil` for any other; see ``WordEnvironmentReader``.
-  @usableFromInline let wordReader: WordEnvironmentReader<Value>?
-  /// The reader of any other value, `nil` for a one-word plain one.
-  @usableFromInline let valueReader: ValueEnvironmentReader<Value>?
+  /// Reads and caches the value; the same class whatever `Value` is, so that making, reading
+  /// and dropping a wrapper instantiates no generic metadata at run time.
+  @usableFromInline let reader: EnvironmentReader
 
   /// Binds to the current node and reads the value at a key path from it.
   ///
@@ -58,33 +57,22 @@ public struct Environment<Value: Sendable>: Sendable {
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
     // The closure is handed straight to the reader's `init`: only so does the optimizer turn the
     // key path written at the call site into a direct call to its getter, rather than apply it
-    // through the runtime (about 800 instructions a read).
-    let node = EnvironmentNode.nodeForWrapper()
-    if AtomicWord<Value>.fits {
-      wordReader = WordEnvironmentReader(node: node) { values, _ in values[keyPath: keyPath] }
-      valueReader = nil
-    } else {
-      wordReader = nil
-      valueReader = ValueEnvironmentReader(node: node) { values, _ in values[keyPath: keyPath] }
+    // through the runtime on every refresh.
+    let isWord = VersionedCache.isWord(Value.self)
+    reader = EnvironmentReader(node: .nodeForWrapper(), isWord: isWord) { values, _ in
+      StoredValue(values[keyPath: keyPath])
     }
   }
 
-  /// A wrapper reading from `node` with `project`, through the reader its value needs.
+  /// A wrapper reading from `node` with `project`.
   @inlinable @inline(__always)
-  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
-    if AtomicWord<Value>.fits {
-      wordReader = WordEnvironmentReader(node: node, project: project)
-      valueReader = nil
-    } else {
-      wordReader = nil
-      valueReader = ValueEnvironmentReader(node: node, project: project)
-    }
+  init(node: EnvironmentNode, project: @escaping EnvironmentProjection) {
+    reader = EnvironmentReader(node: node, isWord: VersionedCache.isWord(Value.self), project)
   }
 
   /// The value as the bound node sees it now.
   @inlinable public var wrappedValue: Value {
-    if AtomicWord<Value>.fits { return wordReader.unsafelyUnwrapped.read() }
-    return valueReader.unsafelyUnwrapped.read()
+    @inline(__always) get { reader.read(as: Value.self) }
   }
 
   /// The wrapper itself, to reach the node it reads from: `$retries.node`.
@@ -95,115 +83,58 @@ public struct Environment<Value: Sendable>: Sendable {
   /// ```swift
   /// print(service.$retries.node.explain(\.retries))
   /// ```
-  public var node: EnvironmentNode {
-    wordReader?.node ?? valueReader.unsafelyUnwrapped.node
-  }
+  public var node: EnvironmentNode { reader.node }
 }
 
 /// What an ``Environment`` wrapper reads its value with: the key path applied to the values of
 /// the node, and for an ``EnvironmentBindable`` value, bound to the node.
 @usableFromInline
-typealias EnvironmentProjection<Value> = @Sendable (EnvironmentValues, EnvironmentNode) -> Value
+typealias EnvironmentProjection = @Sendable (EnvironmentValues, EnvironmentNode) -> StoredValue
 
-/// Reads a value afresh for a wrapper's cache; `nil` as its second element when the value must
-/// not be kept (it was built anew on every read).
-///
-/// Inlinable, so that the projection is specialized in the caller, but never inlined: the cached
-/// read that calls it stays small. A value built anew on every read is not kept: the count is
-/// process-wide, so a read of one elsewhere meanwhile costs the wrapper one more refresh, nothing
-/// else.
-@inlinable @inline(never)
-func readAfresh<Value>(_ project: EnvironmentProjection<Value>, from node: EnvironmentNode) -> (
-  value: Value, isKept: Bool
-) {
-  let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
-  LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
-  let fresh = project(node.values, node)
-  return (fresh, EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached)
-}
-
-/// The cache behind an ``Environment`` wrapper of a value that is plain bits in one word (an
-/// `Int`, a `Bool`, a `Double`, a small enum without payloads): the value and the version of the
-/// node it was read at, in two atomics, read without a lock. A lock is a write to memory every
-/// reader shares, and threads reading one wrapper at once would take turns for its cache line.
-///
-/// A read loads the version with acquiring ordering, then the bits; a refresh, under the lock,
-/// stores the bits, then the version with releasing ordering. So bits read after a fresh
-/// version are that refresh's or a later one's, never older. See "How Milieu stays fresh and
-/// frees memory" for when a cached value is still fresh.
+/// The reader behind an ``Environment`` wrapper: the node it reads from, how it projects the
+/// value from the node's values, and the last value read, cached with the node's version then
+/// (see ``VersionedCache``, and "How Milieu stays fresh and frees memory" for when a cached value
+/// is still fresh).
 @usableFromInline
-final class WordEnvironmentReader<Value: Sendable>: Sendable {
+final class EnvironmentReader: Sendable {
   @usableFromInline let node: EnvironmentNode
-  @usableFromInline let project: EnvironmentProjection<Value>
-  /// The node's version the cached bits were read at; 0, which no node has, before the first
-  /// read.
-  @usableFromInline let version = Atomic<UInt64>(0)
-  @usableFromInline let bits = AtomicWord<Value>()
-  /// Serializes the stores of refreshes; reads never take it. Its version is unused.
-  @usableFromInline let refreshing = VersionedLock()
+  @usableFromInline let project: EnvironmentProjection
+  @usableFromInline let cache: VersionedCache
 
   @usableFromInline
-  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
+  init(node: EnvironmentNode, isWord: Bool, _ project: @escaping EnvironmentProjection) {
     self.node = node
     self.project = project
+    self.cache = VersionedCache(isWord: isWord)
   }
 
-  @inlinable
-  func read() -> Value {
+  /// The value, of type `Value`, as the node sees it now: cached if no write reached the node
+  /// since it was read, else read afresh.
+  @inlinable @inline(__always)
+  func read<Value: Sendable>(as _: Value.Type) -> Value {
     let current = node.lock.version
-    guard version.load(ordering: .acquiring) >= current else { return refresh(at: current) }
-    return bits.load()
+    return cache.value(atVersion: current, as: Value.self)
+      ?? Self.refreshed(self, at: current, as: Value.self)
   }
 
-  /// Reads the value from the node and caches it with the node's version loaded before the read.
+  /// The value `reader` reads afresh: out of line, and static, so that a cached read needs no
+  /// stack frame.
   @inlinable @inline(never)
-  func refresh(at current: UInt64) -> Value {
-    let (fresh, isKept) = readAfresh(project, from: node)
-    guard isKept else { return fresh }
-    refreshing.lock()
-    if version.load(ordering: .relaxed) < current {
-      bits.store(fresh)
-      version.store(current, ordering: .releasing)
-    }
-    refreshing.unlock()
-    return fresh
-  }
-}
-
-/// The cache behind an ``Environment`` wrapper of any other value: the value and the version of
-/// the node it was read at, under a lock whose critical section is a comparison and a copy.
-@usableFromInline
-final class ValueEnvironmentReader<Value: Sendable>: Sendable {
-  @usableFromInline let node: EnvironmentNode
-  @usableFromInline let project: EnvironmentProjection<Value>
-  @usableFromInline let cache = FencedMutex<(version: UInt64, value: Value?)>((0, nil))
-
-  @usableFromInline
-  init(node: EnvironmentNode, project: @escaping EnvironmentProjection<Value>) {
-    self.node = node
-    self.project = project
+  static func refreshed<Value: Sendable>(
+    _ reader: EnvironmentReader, at current: UInt64, as _: Value.Type
+  ) -> Value {
+    reader.refresh(at: current).load(as: Value.self)
   }
 
-  @inlinable
-  func read() -> Value {
-    let current = node.lock.version
-    let cached = cache.withLock { $0.version >= current ? $0.value : nil }
-    return cached ?? refresh(at: current)
-  }
-
-  /// Reads the value from the node and caches it with the node's version loaded before the read.
-  @inlinable @inline(never)
-  func refresh(at current: UInt64) -> Value {
-    let (fresh, isKept) = readAfresh(project, from: node)
-    guard isKept else { return fresh }
-    // The value it replaces is released after the lock.
-    let replaced = cache.withLock { cache -> Value? in
-      guard cache.version < current else { return nil }
-      cache.version = current
-      defer { cache.value = fresh }
-      return cache.value
-    }
-    withExtendedLifetime(replaced) {}
+  /// Reads the value from the node and caches it with the node's version loaded before the read,
+  /// unless it was built anew for this read (a value new on every read is never kept).
+  @usableFromInline @inline(never)
+  func refresh(at current: UInt64) -> StoredValue {
+    let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
+    LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
+    let fresh = project(node.values, node)
+    guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
+    cache.store(fresh.copy(), atVersion: current)
     return fresh
   }
 }

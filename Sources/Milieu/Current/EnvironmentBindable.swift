@@ -37,6 +37,8 @@ extension Environment where Value: EnvironmentBindable {
   /// - Parameter keyPath: The value to read.
   @inlinable
   public init(_ keyPath: KeyPath<EnvironmentValues, Value> & Sendable) {
-    self.init(node: .nodeForWrapper()) { values, node in values[keyPath: keyPath].bound(to: node) }
+    self.init(node: .nodeForWrapper()) { values, node in
+      StoredValue(values[keyPath: keyPath].bound(to: node))
+    }
   }
 }

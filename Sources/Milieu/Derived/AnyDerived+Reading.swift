@@ -13,11 +13,6 @@ extension AnyDerived {
       else { return nil }
       return cell
     case .onePerInputs:
-      if let cell = firstAnchor.withLoaded({
-        $0.flatMap { currentCell(in: values, anchor: $0.key) }
-      }) {
-        return cell
-      }
       return withLearned { currentCell(in: values, anchors: $0.anchors) }
     }
   }
@@ -51,6 +46,9 @@ extension AnyDerived {
     let innermost = DerivedBuild.innermost
     if let cycle = cycle(from: innermost) {
       return fail(in: values, name: name, because: cycleMessage(cycle, closedBy: name))
+    }
+    if let innermost, innermost.depth >= DerivedBuild.depthLimit {
+      return fail(in: values, name: name, because: depthMessage(innermost, closedBy: name))
     }
     if lifetime == .newOnEveryRead {
       EnvironmentValues.uncachedReads.add(1, ordering: .relaxed)
@@ -146,7 +144,13 @@ extension AnyDerived {
       guard let (frame, position) = values.record(for: anchor) else { continue }
       _ = DerivedCellTable.of(frame.home(at: position), creating: true)
     }
-    if anchors.isEmpty, let own = values.own { _ = DerivedCellTable.of(own, creating: true) }
+    // No anchor learned yet: any frame the values see may keep the value.
+    guard anchors.isEmpty else { return }
+    for frame in [values.own, values.base].compactMap({ $0 }) {
+      for position in frame.positions {
+        _ = DerivedCellTable.of(frame.home(at: position), creating: true)
+      }
+    }
   }
 
   /// Runs a build this thread claimed, keeps its cell where readers that see the same inputs
@@ -198,7 +202,11 @@ extension AnyDerived {
         return cell
       }
     }
-    let table = DerivedCellTable.of(frame.home(at: position), creating: true).unsafelyUnwrapped
+    // A write made while the value was built may have handed the frame's values to a table
+    // of its successor's: keep it there, unless it read a write that one left behind.
+    guard
+      let table = DerivedCellTable.of(frame.home(at: position), creating: true)?.latest(for: cell)
+    else { return cell }
     // A build claimed before this one learned keys it did not know may have kept a value for
     // these inputs first: hand that one out, so that one set of inputs has one live value.
     if let first = table.cell(for: self), first.isCurrent(in: values) { return first }
@@ -305,6 +313,19 @@ extension AnyDerived {
       \(names.joined(separator: " → ")): building \(name) reads \(name) again, so it can \
       never finish. Pass one of them what it needs instead of reading the other. Declared: \
       \(places.joined(separator: ", ")).
+      """
+  }
+
+  private func depthMessage(_ innermost: DerivedBuild, closedBy name: ValueName) -> String {
+    let names = innermost.chain.reversed().map(\.name.description) + [name.description]
+    let shown =
+      names.count <= 8
+      ? names : names.prefix(3) + ["… \(names.count - 6) more …"] + names.suffix(3)
+    return """
+      \(shown.joined(separator: " → ")): \(name) is read more than \(DerivedBuild.depthLimit) \
+      derived values deep. Builds nest on the stack of the thread that reads the outermost one, \
+      so Milieu stops nesting here. Build the deep values from plain values, or read fewer \
+      derived values through each other.
       """
   }
 

@@ -33,14 +33,14 @@ final class AnyDerived: Sendable {
   let fallback: StoredValue?
   /// The value built from defaults alone, or the one kept for the process.
   let processCell = Lock<DerivedCell?>(nil)
-  /// The first list of learned keys; see ``withLearned(_:)``.
-  private let firstKeys = KeyList([], known: [])
-  /// The first key a kept value was anchored by: most derived values are kept with one key's
-  /// writes, found with one atomic load.
-  let firstAnchor = LazyReference<AnchorKey>()
+  /// The newest list of learned keys; see ``withLearned(_:)``.
+  private let learnedKeys = ChainedReference(KeyList([], known: []))
   /// The builds under way; guarded with every decision about builds, taken for lookups and
   /// stores only, never while a build runs or a reader waits.
   let claims = Lock<[DerivedBuild]>([])
+  /// The name of the accessor the value was first written through, for an override's
+  /// diagnostics.
+  @usableFromInline let learnedName = LazyReference<AccessorName>()
 
   /// Creates a derived value from the closure that knows the value's type; see
   /// ``EnvironmentValues/Derived/init(_:fallback:fileID:filePath:line:column:_:)``, which makes
@@ -62,7 +62,7 @@ final class AnyDerived: Sendable {
   /// by. Lists are never changed, only followed by longer ones, which only `learn` makes, under
   /// `claims`: so a cached read loads them with no lock.
   func withLearned<Result>(_ body: (KeyList) -> Result) -> Result {
-    firstKeys.withLast(body)
+    learnedKeys.withLoaded(body)
   }
 
   /// Adds the keys of a build's reads, and the anchor of its cell, to what is learned; call it
@@ -76,19 +76,22 @@ final class AnyDerived: Sendable {
       var known = list.known
       for read in reads where known.insert(read.key).inserted { keys.append(read.key) }
       var anchors = list.anchors
-      if isNewAnchor, let anchor {
-        anchors.append(anchor)
-        firstAnchor.storeIfNil(AnchorKey(anchor))
-      }
-      list.next.storeIfNil(KeyList(keys, known: known, anchors: anchors))
+      if isNewAnchor, let anchor { anchors.append(anchor) }
+      // The new list holds the one it replaces, so a reader still reading that one can.
+      learnedKeys.replace(with: KeyList(keys, known: known, anchors: anchors, previous: list))
     }
   }
 }
 
-/// A key kept values are anchored by; see ``AnyDerived/firstAnchor``.
-final class AnchorKey: Sendable {
-  let key: ObjectIdentifier
-  init(_ key: ObjectIdentifier) { self.key = key }
+extension AnyDerived: NamedKey {
+  /// Learns the name of the accessor an override of the value is written through, the first
+  /// time.
+  @inlinable @inline(__always)
+  func learnName(_ accessor: StaticString) {
+    if learnedName.load() == nil { learnedName.storeIfNil(AccessorName(accessor)) }
+  }
+
+  var accessorName: String? { learnedName.load()?.text }
 }
 
 /// An append-only list of keys; see ``AnyDerived/withLearned(_:)``.
@@ -98,16 +101,16 @@ final class KeyList: Sendable {
   let known: Set<ObjectIdentifier>
   /// The keys kept values were anchored by.
   let anchors: [ObjectIdentifier]
-  let next = LazyReference<KeyList>()
+  /// The list this one replaced, kept alive for whoever still reads it.
+  private let previous: KeyList?
 
-  init(_ keys: [ObjectIdentifier], known: Set<ObjectIdentifier>, anchors: [ObjectIdentifier] = []) {
+  init(
+    _ keys: [ObjectIdentifier], known: Set<ObjectIdentifier>, anchors: [ObjectIdentifier] = [],
+    previous: KeyList? = nil
+  ) {
     self.keys = keys
     self.known = known
     self.anchors = anchors
-  }
-
-  /// Runs `body` with the last list of the chain.
-  func withLast<Result>(_ body: (KeyList) -> Result) -> Result {
-    next.withLoaded { next in next.map { $0.withLast(body) } ?? body(self) }
+    self.previous = previous
   }
 }

@@ -13,19 +13,13 @@ final class DerivedBuild: Sendable {
   let parent: DerivedBuild?
   /// How many builds this one is nested in, plus one.
   let depth: Int
-  /// The outermost build of this one's chain; `nil` for that build itself.
-  let outermost: DerivedBuild?
-  /// In the outermost build of a chain deeper than ``walkLimit``, the values its builds are
-  /// building, so that a cycle is found without walking thousands of builds.
-  private let deepChain = LazyReference<DeepChain>()
   /// Whether the value, or one that reads it, is kept and shared by several nodes.
   let isShared: Bool
   /// The values the build reads, whose reporter its issues go to.
   let values: EnvironmentValues
   /// Records what the build reads.
   let recorder = ReadRecorder()
-  /// The thread the outermost build of this one's chain runs on: a chain that moves to a
-  /// thread with a larger stack keeps the identity it waits and is waited for under.
+  /// The thread the builds of this one's chain run on, which waits and is waited for.
   let builder: UInt
   /// The keys learned when the build was claimed, and a hash of the stamps the claimer saw for
   /// them: a reader whose stamps hash the same waits for this build rather than build one of its
@@ -51,10 +45,9 @@ final class DerivedBuild: Sendable {
     self.name = name
     self.parent = parent
     self.depth = (parent?.depth ?? 0) + 1
-    self.outermost = parent?.outermost ?? parent
     self.isShared = derivation.lifetime != .newOnEveryRead || parent?.isShared == true
     self.values = values.unrecorded
-    self.builder = parent?.builder ?? currentThreadID()
+    self.builder = currentThreadID()
     let learned = keys.flatMap { $0.keys.isEmpty ? nil : $0 }
     self.claimKeys = learned
     self.claimHash = learned.map { Self.hash(of: $0.keys, in: values) } ?? 0
@@ -128,59 +121,31 @@ final class DerivedBuild: Sendable {
 
   private static let innermostSlot = ThreadSlot()
 
-  /// The identity this thread builds and waits under: its innermost build's logical thread.
-  static var currentBuilder: UInt { innermost?.builder ?? currentThreadID() }
+  /// The identity this thread builds and waits under.
+  static var currentBuilder: UInt { currentThreadID() }
 
-  /// Runs `body` as the innermost build of its chain, then makes this build's parent the
-  /// innermost again: the parent must be the innermost build when this is called. A chain
-  /// thousands deep moves to threads with stacks of their own as it goes (see `DeepCall`).
+  /// Runs `body` as the innermost build of its chain, on this thread, then makes this build's
+  /// parent the innermost again: the parent must be the innermost build when this is called.
   func run<Result>(_ body: () -> Result) -> Result {
-    let parent = parent
-    return DeepCall.run(
-      carrying: { Self.innermostSlot.store(parent) },
-      running: {
-        Self.innermostSlot.store(self)
-        let deep = depth > Self.walkLimit ? deepChainOfOutermost() : nil
-        deep?.building.withLock { _ = $0.insert(ObjectIdentifier(derivation)) }
-        defer {
-          deep?.building.withLock { _ = $0.remove(ObjectIdentifier(derivation)) }
-          Self.innermostSlot.store(parent)
-        }
-        return body()
-      })
+    Self.innermostSlot.store(self)
+    defer { Self.innermostSlot.store(parent) }
+    return body()
   }
 
-  /// How deep a chain is searched build by build for a cycle; deeper, through ``deepChain``.
-  static let walkLimit = 32
+  /// How many builds may nest, each inside the one that reads it: they run on the stack of the
+  /// thread that read the outermost, so a read that would nest one more is reported and gets
+  /// its value's fallback.
+  static let depthLimit = 256
 
-  /// Whether a build of `derivation` is under way on this build's chain, this one included.
+  /// Whether a build of `derivation` is under way on this build's chain, this one included:
+  /// at most ``depthLimit`` builds to look at.
   func chainIsBuilding(_ derivation: AnyDerived) -> Bool {
-    if depth > Self.walkLimit, let deep = (outermost ?? self).deepChain.load() {
-      return deep.building.withLock { $0.contains(ObjectIdentifier(derivation)) }
-    }
     var cursor: DerivedBuild? = self
     while let build = cursor {
       if build.derivation === derivation { return true }
       cursor = build.parent
     }
     return false
-  }
-
-  /// The outermost build's deep chain, made with every build above this one when first needed.
-  private func deepChainOfOutermost() -> DeepChain {
-    let root = outermost ?? self
-    if let deep = root.deepChain.load() { return deep }
-    let ancestors = Set(chain.dropFirst().map { ObjectIdentifier($0.derivation) })
-    return root.deepChain.storeIfNil(DeepChain(ancestors))
-  }
-}
-
-/// The values the builds of one deep chain are building; see ``DerivedBuild/chainIsBuilding(_:)``.
-final class DeepChain: Sendable {
-  let building: Lock<Set<ObjectIdentifier>>
-
-  init(_ building: Set<ObjectIdentifier>) {
-    self.building = Lock(building)
   }
 }
 

@@ -27,10 +27,14 @@ final class DerivedCell: Sendable {
   /// Whether a read that sees other inputs was reported; a value kept for the process reports
   /// only the first.
   let reportedMismatch = Atomic<Bool>(false)
-  /// The values this cell was last found not current in, by their frames' identities: frames
-  /// never change, so it stays so, and a chain of derived values rebuilt after a write checks
-  /// each link once, not once for every link above it.
-  private let staleIn = Atomic<UInt>(0)
+  /// Whether the build read a derived value: checking that one is current checks what it read
+  /// in turn.
+  private let readsDerived: Bool
+  /// For a cell that read a derived value, the values it was last found not current in, by
+  /// their frames' ids, which no other frame ever has: frames never change, so it stays so, and
+  /// a chain of derived values rebuilt after a write checks each link once, not once for every
+  /// link above it.
+  private let staleIn = Atomic<WordPair>(WordPair(first: 0, second: 0))
 
   init(
     derivation: AnyDerived, name: ValueName, value: consuming StoredValue,
@@ -45,6 +49,7 @@ final class DerivedCell: Sendable {
     self.dependencies = dependencies
     self.anchor = anchor
     self.isProvisional = isProvisional
+    self.readsDerived = inputs.contains { $0.hasDetail }
   }
 
   deinit {
@@ -59,18 +64,20 @@ final class DerivedCell: Sendable {
   /// Whether the value was built from what `values` sees, and nothing it read was discarded.
   func isCurrent(in values: EnvironmentValues) -> Bool {
     guard !isDiscarded else { return false }
+    guard readsDerived else { return hasInputs(of: values) }
     let key = Self.key(of: values)
-    if staleIn.load(ordering: .relaxed) == key { return false }
+    // Never both 0: those values hold no write, so a cell kept with an anchor is current there.
+    if staleIn.load(ordering: .relaxed) == key, key != WordPair(first: 0, second: 0) {
+      return false
+    }
     if hasInputs(of: values) { return true }
     staleIn.store(key, ordering: .relaxed)
     return false
   }
 
-  /// A word telling the frames of `values` apart.
-  private static func key(of values: EnvironmentValues) -> UInt {
-    let own = values.own.map { UInt(bitPattern: $0.identity) } ?? 0
-    let base = values.base.map { UInt(bitPattern: $0.identity) } ?? 0
-    return (own &* 0x9E37_79B9_7F4A_7C15) ^ base | 1
+  /// The ids of the frames of `values`; 0 for none, which no frame has.
+  private static func key(of values: EnvironmentValues) -> WordPair {
+    WordPair(first: UInt(values.own?.id ?? 0), second: UInt(values.base?.id ?? 0))
   }
 
   /// What the build read, and what each derived value it read was built from, each key once, in
@@ -111,9 +118,8 @@ final class DerivedCell: Sendable {
     guard let detail = input.detail, !values.hasRecord(for: input.key) else {
       return values.stamp(of: input.key)
     }
-    // A chain of derived values thousands deep checks thousands deep: see `DeepCall`.
     let derivation = uncheckedDowncast(detail, to: AnyDerived.self)
-    return DeepCall.run(running: { derivation.cachedCell(in: values)?.stamp ?? 0 })
+    return derivation.cachedCell(in: values)?.stamp ?? 0
   }
 }
 
@@ -126,6 +132,10 @@ final class DerivedCellTable: FrameAttachment {
   typealias Entry = (derivation: AnyDerived, cell: DerivedCell)
 
   private let cells: Lock<[Entry]>
+  /// The table that took this one's place for the node's next frame, once a write dropped
+  /// values from it, with every write the replacement left behind: a build claimed before the
+  /// write keeps its value where readers now look, unless it read one of those writes.
+  private let successor = LazyReference<Succession>()
 
   init(_ cells: [Entry] = []) {
     self.cells = Lock(cells)
@@ -156,6 +166,21 @@ final class DerivedCellTable: FrameAttachment {
       for entry in cells where entry.derivation === derivation { return entry.cell }
       return nil
     }
+  }
+
+  /// The table that now keeps what this one kept: this one, or its successor's, and so on;
+  /// `nil` if `cell` read a write that a successor left behind.
+  func latest(for cell: DerivedCell) -> DerivedCellTable? {
+    var table = self
+    while let next = table.successor.load() {
+      if cell.inputs.contains(where: {
+        next.replaced.contains(Stamped(key: $0.key, stamp: $0.stamp))
+      }) {
+        return nil
+      }
+      table = next.table
+    }
+    return table
   }
 
   /// Keeps a built cell, in place of the one kept before for its derived value, which it
@@ -197,6 +222,30 @@ final class DerivedCellTable: FrameAttachment {
       }
     }
     if kept.count == all.count { return self }
-    return kept.isEmpty ? nil : DerivedCellTable(kept)
+    let next = DerivedCellTable(kept)
+    successor.storeIfNil(Succession(table: next, replaced: replaced))
+    return next
+  }
+
+  func absorb(_ other: any FrameAttachment) {
+    let other = uncheckedDowncast(other, to: DerivedCellTable.self)
+    let cells = other.withLock { cells, _ in cells }
+    withLock { mine, _ in
+      for entry in cells where !mine.contains(where: { $0.derivation === entry.derivation }) {
+        mine.append(entry)
+      }
+    }
+    other.successor.storeIfNil(Succession(table: self, replaced: []))
+  }
+}
+
+/// What took a table's place: see `DerivedCellTable.latest(for:)`.
+final class Succession: Sendable {
+  let table: DerivedCellTable
+  let replaced: Set<Stamped>
+
+  init(table: DerivedCellTable, replaced: Set<Stamped>) {
+    self.table = table
+    self.replaced = replaced
   }
 }

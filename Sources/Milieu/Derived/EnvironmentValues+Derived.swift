@@ -148,9 +148,8 @@ extension EnvironmentValues {
     }
     set {
       let derivation = derived.derivation
-      store(
-        newValue, key: ObjectIdentifier(derivation), name: .accessor(accessor),
-        anchor: derivation)
+      derivation.learnName(accessor)
+      store(newValue, key: ObjectIdentifier(derivation), anchor: derivation)
     }
   }
 }

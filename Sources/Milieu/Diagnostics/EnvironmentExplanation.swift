@@ -208,7 +208,7 @@ extension EnvironmentNode {
     }
     let anchor = cell?.anchor.flatMap { anchor in
       values.record(for: anchor.key).flatMap {
-        found -> (name: ValueName, origin: EnvironmentOrigin)? in
+        found -> (name: String, origin: EnvironmentOrigin)? in
         let info = found.frame.info(at: found.position)
         return info.stamp == anchor.stamp ? info.origin.map { (info.name, $0) } : nil
       }

@@ -64,10 +64,9 @@ extension EnvironmentNode {
       let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
       guard let overrides else { return lines + hiddenLine }
       let built = DerivedCellTable.of(overrides, creating: false)?.builtCells ?? []
-      let records = (0..<overrides.count).map { (info: overrides.info(at: $0), position: $0) }
-      for (info, position) in records.sorted(by: {
-        ($0.info.origin?.serial ?? 0, $0.position) < ($1.info.origin?.serial ?? 0, $1.position)
-      }) {
+      let records = overrides.positions.map { (info: overrides.info(at: $0), position: $0) }
+      // In the order they were written: a later write has a larger stamp.
+      for (info, position) in records.sorted(by: { $0.info.stamp < $1.info.stamp }) {
         let origin = info.origin.map { "  (\($0.location))" } ?? ""
         let overridden = info.anchor is AnyDerived ? "  (overrides a derived value)" : ""
         let value = EnvironmentNode.describe(overrides.anyValue(at: position))

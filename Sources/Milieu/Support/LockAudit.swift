@@ -70,15 +70,20 @@ public func assertNoMilieuLockHeld(_ what: @autoclosure () -> String) {
 }
 
 /// In debug builds, the steps Milieu's calls took on this thread: records copied or probed,
-/// nodes walked or resolved, reads recorded and inputs checked. A test that doubles a size
+/// nodes walked or resolved, reads recorded and inputs checked; and the bytes of the frames they
+/// made. A test that doubles a size
 /// checks that the count at most a little more than doubles: no quadratic path, counted, not
 /// timed. Release builds compile it away.
 enum WorkCount {
   #if DEBUG
     private static let slot = ThreadSlot()
+    private static let bytesSlot = ThreadSlot()
 
     /// The steps counted on this thread so far.
     static var onThisThread: Int { slot.word }
+
+    /// The bytes of the frames made on this thread so far.
+    static var bytesOnThisThread: Int { bytesSlot.word }
   #endif
 
   /// Counts `steps` more on this thread.
@@ -86,6 +91,14 @@ enum WorkCount {
   static func add(_ steps: Int = 1) {
     #if DEBUG
       slot.word += steps
+    #endif
+  }
+
+  /// Counts the bytes of a frame made on this thread.
+  @inline(__always)
+  static func addBytes(_ bytes: Int) {
+    #if DEBUG
+      bytesSlot.word += bytes
     #endif
   }
 }

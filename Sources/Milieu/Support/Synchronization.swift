@@ -14,9 +14,9 @@ import Synchronization
 //   builds count what each thread holds (`LockAudit`).
 // - `LazyReference` publishes an object once, with releasing ordering, and keeps it until its
 //   own end; a load is acquiring.
-// - `AtomicWord` holds a plain one-word value (no references) in an atomic.
 // - `ThreadSlot` is a word per thread; an object stored there is not retained, and whoever
-//   stores one restores the slot before the object can go.
+//   stores one restores the slot before the object can go, but for an owning slot, which
+//   retains what it is given and releases it when its thread ends.
 // - `uncheckedDowncast` states its precondition and checks it in debug builds.
 
 /// A mutual-exclusion lock around a value: `Synchronization.Mutex`, made visible to the thread
@@ -81,7 +81,7 @@ import Synchronization
 /// so the sanitizer sees them and learns the order; the mutex alone provides the exclusion.
 /// Outside the sanitizer they cost a plain load and store.
 @usableFromInline
-struct FencedMutex<Value>: ~Copyable, Sendable {
+struct FencedMutex<Value: ~Copyable>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let fence = Atomic<UInt8>(0)
 
@@ -91,7 +91,7 @@ struct FencedMutex<Value>: ~Copyable, Sendable {
   }
 
   @inlinable
-  borrowing func withLock<Result, Failure: Error>(
+  borrowing func withLock<Result: ~Copyable, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
@@ -202,19 +202,12 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
   init() {}
 
   deinit {
-    if let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) {
-      Unmanaged<Instance>.fromOpaque(pointer).release()
-    }
+    address.takeReference()?.release()
   }
 
   /// The instance, if one was stored.
   @inlinable @inline(__always)
-  func load() -> Instance? {
-    guard let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) else {
-      return nil
-    }
-    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
-  }
+  func load() -> Instance? { address.loadReference(as: Instance.self) }
 
   /// Runs `body` with the instance, if one was stored, without retaining it: this reference
   /// holds it for as long as the reference lives.
@@ -228,50 +221,134 @@ struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
 
   /// Stores `instance` unless an instance is stored already; returns the one stored.
   @inlinable @discardableResult
-  func storeIfNil(_ instance: Instance) -> Instance {
+  func storeIfNil(_ instance: Instance) -> Instance { address.storeReferenceIfNil(instance) }
+}
+
+/// A value cached with the version of what it was read from: what an ``Environment`` wrapper's
+/// reader keeps.
+///
+/// A value that is plain bits in one word (an `Int`, a `Bool`, a `Double`, a small enum without
+/// payloads) is cached in an atomic and read with no lock: a read loads the version with
+/// acquiring ordering, then the bits, and a store stores the bits, then the version with
+/// releasing ordering, so bits read after a fresh version are that store's or a later one's. A
+/// lock is a write to memory every reader shares, and threads reading one wrapper at once would
+/// take turns for its cache line. Any other value is cached under a lock whose critical section
+/// is a comparison and a copy.
+@usableFromInline
+struct VersionedCache: ~Copyable, Sendable {
+  @usableFromInline let isWord: Bool
+  /// The version the cache holds the value of; 0, which no node has, before the first store.
+  @usableFromInline let version = Atomic<UInt64>(0)
+  /// A one-word value's bits.
+  @usableFromInline let word = Atomic<UInt64>(0)
+  /// Any other value.
+  @usableFromInline let cached = FencedMutex<StoredValue?>(nil)
+
+  @usableFromInline
+  init(isWord: Bool) {
+    self.isWord = isWord
+  }
+
+  /// Whether a value of type `Value` is cached in a word: plain bits, one word or less.
+  @inlinable @inline(__always)
+  static func isWord<Value>(_: Value.Type) -> Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+  }
+
+  /// The value cached, of type `Value`, if it was cached at `current` or later.
+  @inlinable @inline(__always)
+  func value<Value: Sendable>(atVersion current: UInt64, as _: Value.Type) -> Value? {
+    if Self.isWord(Value.self) {
+      guard version.load(ordering: .acquiring) >= current else { return nil }
+      return withUnsafeBytes(of: word.load(ordering: .relaxed)) { $0.loadUnaligned(as: Value.self) }
+    }
+    return cached.withLock { cached in
+      version.load(ordering: .relaxed) >= current ? cached?.load(as: Value.self) : nil
+    }
+  }
+
+  /// Caches `value`, read at `current`, unless a later one is cached; the value it replaces is
+  /// released with no lock held.
+  @usableFromInline
+  func store(_ value: consuming StoredValue, atVersion current: UInt64) {
+    var pending = Optional(value)
+    let replaced = cached.withLock { cached -> StoredValue? in
+      guard version.load(ordering: .relaxed) < current, let value = pending.take() else {
+        return nil
+      }
+      var replaced: StoredValue?
+      if isWord {
+        word.store(UInt64(value.container.0), ordering: .relaxed)
+      } else {
+        replaced = cached.take()
+        cached = consume value
+      }
+      version.store(current, ordering: .releasing)
+      return replaced
+    }
+    _ = consume replaced
+  }
+}
+
+/// A reference read with one atomic load and no reference counted, which one writer at a time
+/// replaces with a newer instance that holds the one it replaces: so whoever still reads an
+/// older one reads it alive, until the newest goes.
+struct ChainedReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
+  private let address: Atomic<UInt>
+
+  init(_ instance: Instance) {
+    address = Atomic(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()))
+  }
+
+  deinit {
+    address.takeReference()?.release()
+  }
+
+  /// Runs `body` with the newest instance.
+  func withLoaded<Result>(_ body: (Instance) -> Result) -> Result {
+    let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring))
+    return Unmanaged<Instance>.fromOpaque(pointer.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Makes `newer`, which holds the newest instance, the newest; call it from one writer at a
+  /// time.
+  func replace(with newer: Instance) {
+    let older = address.exchange(
+      UInt(bitPattern: Unmanaged.passRetained(newer).toOpaque()), ordering: .acquiringAndReleasing)
+    Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: older).unsafelyUnwrapped).release()
+  }
+}
+
+extension Atomic where Value == UInt {
+  /// The object whose retained address the word holds, unretained; `nil` for none. A load
+  /// with acquiring ordering.
+  @inlinable @inline(__always)
+  func loadReference<Instance: AnyObject>(as _: Instance.Type) -> Instance? {
+    UnsafeRawPointer(bitPattern: load(ordering: .acquiring)).map {
+      Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  /// Stores `instance`, retained, unless the word holds an object already; returns the one
+  /// held.
+  @inlinable @discardableResult
+  func storeReferenceIfNil<Instance: AnyObject>(_ instance: Instance) -> Instance {
     let retained = Unmanaged.passRetained(instance)
-    let (exchanged, original) = address.compareExchange(
+    let (exchanged, original) = compareExchange(
       expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
       ordering: .acquiringAndReleasing)
     if exchanged { return instance }
     retained.release()
-    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return instance }
-    return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
-  }
-}
-
-/// A plain value of one word or less (an `Int`, a `Bool`, a `Double`, an enum without
-/// payloads) held in an atomic, so that threads read it without a lock.
-///
-/// `Value` must hold no reference and fit in a word; ``fits`` says whether it does, and the
-/// initializer checks it.
-@usableFromInline
-struct AtomicWord<Value>: ~Copyable, Sendable {
-  @usableFromInline let bits = Atomic<UInt64>(0)
-
-  /// Whether `Value` can be held: plain bits, one word or less.
-  @inlinable static var fits: Bool {
-    _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+    return UnsafeRawPointer(bitPattern: original).map {
+      Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue()
+    } ?? instance
   }
 
-  @inlinable
-  init() {
-    precondition(Self.fits, "AtomicWord holds plain values of one word or less")
-  }
-
-  /// The value last stored, loaded with relaxed ordering; meaningless before the first store.
-  @inlinable @inline(__always)
-  func load() -> Value {
-    let word = bits.load(ordering: .relaxed)
-    return withUnsafeBytes(of: word) { $0.loadUnaligned(as: Value.self) }
-  }
-
-  /// Stores a value with relaxed ordering.
-  @inlinable @inline(__always)
-  func store(_ value: Value) {
-    var word: UInt64 = 0
-    withUnsafeMutableBytes(of: &word) { $0.storeBytes(of: value, as: Value.self) }
-    bits.store(word, ordering: .relaxed)
+  /// Takes the object out, with the reference the word held; `nil` for none.
+  func takeReference() -> Unmanaged<AnyObject>? {
+    UnsafeRawPointer(bitPattern: exchange(0, ordering: .acquiringAndReleasing)).map {
+      Unmanaged<AnyObject>.fromOpaque($0)
+    }
   }
 }
 
@@ -279,9 +356,14 @@ struct AtomicWord<Value>: ~Copyable, Sendable {
 final class ThreadSlot: Sendable {
   private let key: pthread_key_t
 
-  init() {
+  /// Makes a slot; one that `owns` what it holds releases it when its thread ends.
+  init(owning owns: Bool = false) {
     var key = pthread_key_t()
-    pthread_key_create(&key, nil)
+    if owns {
+      pthread_key_create(&key) { $0.map { Unmanaged<AnyObject>.fromOpaque($0).release() } }
+    } else {
+      pthread_key_create(&key, nil)
+    }
     self.key = key
   }
 
@@ -301,102 +383,18 @@ final class ThreadSlot: Sendable {
   func store(_ object: AnyObject?) {
     pthread_setspecific(key, object.map { Unmanaged.passUnretained($0).toOpaque() })
   }
-}
 
-/// Runs calls that nest without bound (a derived value built from one built from another, and
-/// so on, thousands deep) on threads with stacks of their own, so that no depth exhausts the
-/// stack of the thread that started them.
-enum DeepCall {
-  /// How many calls nest on one thread before the next moves to a new one.
-  static let limit = 64
-  /// The stack of each new thread: room for `limit` nested calls, many times over.
-  static let stackSize = 16 << 20
-
-  private static let depth = ThreadSlot()
-
-  /// Runs `body` on this thread, or, `limit` nested calls deep, on a new thread whose stack is
-  /// fresh, while this one waits; `carry` runs first on the new thread, to give it the state the
-  /// body reads from thread-specific storage.
-  static func run<Result>(carrying carry: () -> Void = {}, running body: () -> Result) -> Result {
-    let nesting = depth.word
-    guard nesting >= limit else {
-      depth.word = nesting + 1
-      defer { depth.word = nesting }
-      return body()
-    }
-    return withoutActuallyEscaping(body) { body in
-      withoutActuallyEscaping(carry) { carry in
-        let job = ThreadJob {
-          carry()
-          depth.word = 1
-          return body()
-        }
-        job.runOnNewThread(stackSize: stackSize)
-        // Counted where the call was made.
-        WorkCount.add(job.work)
-        return job.result.unsafelyUnwrapped
-      }
-    }
-  }
-}
-
-/// A body run on a thread of its own, and what it returned.
-private final class ThreadJob<Result>: ThreadRunnable {
-  let body: () -> Result
-  var result: Result?
-
-  init(_ body: @escaping () -> Result) {
-    self.body = body
+  /// Takes out the object an owning slot holds for this thread; `nil` if none.
+  func take<Object: AnyObject>(as _: Object.Type) -> Object? {
+    guard let pointer = pthread_getspecific(key) else { return nil }
+    pthread_setspecific(key, nil)
+    return Unmanaged<Object>.fromOpaque(pointer).takeRetainedValue()
   }
 
-  /// The steps the body counted on its thread (see `WorkCount`).
-  var work = 0
-
-  func run() {
-    #if DEBUG
-      let before = WorkCount.onThisThread
-      defer { work = WorkCount.onThisThread - before }
-    #endif
-    result = body()
+  /// Gives an owning slot an object to hold for this thread, which must hold none.
+  func give(_ object: AnyObject) {
+    pthread_setspecific(key, Unmanaged.passRetained(object).toOpaque())
   }
-
-  /// Runs the body on a new thread with a stack of `stackSize` bytes, and waits for it; runs it
-  /// here if no thread can be made.
-  func runOnNewThread(stackSize: Int) {
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setstacksize(&attributes, stackSize)
-    let context = Unmanaged.passRetained(self as ThreadRunnable as AnyObject)
-    #if canImport(Darwin)
-      var thread: pthread_t?
-    #else
-      var thread = pthread_t()
-    #endif
-    let status = pthread_create(
-      &thread, &attributes,
-      { context in
-        guard let context else { return nil }
-        let job = Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue()
-        (job as? ThreadRunnable)?.run()
-        return nil
-      }, context.toOpaque())
-    guard status == 0 else {
-      context.release()
-      run()
-      return
-    }
-    #if canImport(Darwin)
-      if let thread { pthread_join(thread, nil) }
-    #else
-      pthread_join(thread, nil)
-    #endif
-  }
-}
-
-/// What a new thread runs.
-private protocol ThreadRunnable: AnyObject {
-  func run()
 }
 
 /// An identifier of the calling thread, to tell which thread builds a value.

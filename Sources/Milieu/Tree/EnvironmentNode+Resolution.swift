@@ -4,9 +4,8 @@ extension EnvironmentNode {
   func writableValues() -> (values: EnvironmentValues, version: UInt64) {
     while true {
       let found = withLockedState { state, version -> (EnvironmentValues, UInt64)? in
-        guard let resolved = state.resolved else { return nil }
-        let inherited = state.own != nil && resolved.top === state.own ? resolved.base : resolved
-        let base = inherited === Frame.nothing ? nil : inherited
+        guard let inherited = state.inherited else { return nil }
+        let base = inherited.isNothing ? nil : inherited
         return (EnvironmentValues(own: state.own, base: base), version)
       }
       if let found { return found }
@@ -29,13 +28,11 @@ extension EnvironmentNode {
         resolve()
         continue
       }
-      let made = Frame.view(
-        of: own, over: resolved === Frame.nothing ? nil : resolved,
-        owner: address)
+      let made = Frame.view(of: own, over: resolved.isNothing ? nil : resolved)
       let stored = withLockedState { state, current -> Bool in
         guard current == version, state.resolved === resolved else { return false }
         // What the view replaces is kept alive by the view itself: nothing is freed here.
-        _ = state.setResolved(made)
+        state.resolved = made
         return true
       }
       if stored { return made }
@@ -53,7 +50,7 @@ extension EnvironmentNode {
   /// Iterative, so that 100,000 nested nodes with overrides, all stale, do not exhaust a
   /// thread's stack.
   func resolve() {
-    var pending: [(node: EnvironmentNode, version: UInt64)] = []
+    var pending = SmallList<(node: EnvironmentNode, version: UInt64)>()
     var view = Frame.nothing
     var cursor: EnvironmentNode? = self
     while let node = cursor {
@@ -69,21 +66,22 @@ extension EnvironmentNode {
       WorkCount.add()
       cursor = above
     }
-    for (node, version) in pending.reversed() {
+    pending.reversedForEach { node, version in
       let filled = node.withLockedState { state, current -> Bool in
         guard current == version else { return false }
-        if state.resolved == nil { _ = state.setResolved(view) }
+        if state.resolved == nil { state.resolved = view }
         return true
       }
-      guard filled, node !== self else { return }
+      guard filled, node !== self else { return false }
       view = node.viewForChildren()
+      return true
     }
   }
 
   /// Replaces the node's own frame and stales every cache in its subtree.
   ///
-  /// `change` gets the own frame and the serial number of this write, and returns the new own
-  /// frame, or `.none` when the write changes nothing.
+  /// `change` gets the own frame and returns the new own frame, or the same one when the write
+  /// changes nothing.
   ///
   /// The node's lock is held from the change to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
@@ -92,56 +90,88 @@ extension EnvironmentNode {
   /// frame, with the values still current, so that the outdated ones go with the frames nobody
   /// reads any more. What the write replaces is released after every lock is let go: a value's
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(_ change: (_ own: Frame?, _ serial: UInt64) -> Frame??) {
-    var retired: [Frame] = []
-    var released: [Any] = []
-    // The nodes whose change streams may see the write, listed only while some stream exists.
-    var listed: [ObjectIdentifier]? = ChangeObservers.isEmpty ? nil : [ObjectIdentifier(self)]
-    let version = lock.lock()
-    let old = state.own
-    guard case .some(let new) = change(old, version + 1) else {
+  func write(_ change: (_ own: Frame?) -> Frame?) {
+    // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
+    // write above may have unresolved it since the caller read it.
+    lock.lock()
+    while state.resolved == nil {
+      lock.unlock()
+      resolve()
+      lock.lock()
+    }
+    let replacement = change(state.own)
+    guard replacement !== state.own else {
       lock.unlock()
       return
     }
-    state.own = new
+    // What the write replaces is moved out here and released after the locks.
+    var retiredView: Frame?
+    if state.hasOwnView {
+      // The node's view goes; what it inherits stays, since its own write cannot change that.
+      retiredView = state.resolved.take()
+      state.resolved = retiredView?.base ?? Frame.nothing
+    }
+    let old = state.own.take()
+    state.own = consume replacement
+    var retired = SmallList<Frame>()
+    var released: [Any] = []
+    var listed: [ObjectIdentifier]?
+    if state.hasChildren || old?.attachment != nil || !ChangeObservers.isEmpty {
+      staleSubtree(replacing: old, retired: &retired, released: &released, listing: &listed)
+    }
+    lock.unlock(bumping: true)
+    withExtendedLifetime((old, retiredView, retired, released)) {}
+    if let listed { ChangeObservers.refresh(observersOf: listed) }
+  }
+
+  /// The part of a write that reaches past the node, called holding its lock: carries the
+  /// derived values kept with its old frame `old` forward, and walks the subtree. The frames it
+  /// replaces go in `retired`, and what else may hold the last reference to a value in
+  /// `released`; the nodes whose change streams may see the write, in `listed`, if some stream
+  /// exists.
+  @inline(never)
+  private func staleSubtree(
+    replacing old: Frame?, retired: inout SmallList<Frame>, released: inout [Any],
+    listing listed: inout [ObjectIdentifier]?
+  ) {
+    if !ChangeObservers.isEmpty { listed = [ObjectIdentifier(self)] }
     // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
     // derived value was kept with a frame in the subtree.
-    let inherited = state.resolved.map { old != nil && $0.top === old ? $0.base : $0 } ?? nil
-    let write = (old: old, new: new, inherited: inherited)
-    if let resolved = state.resolved, old != nil, resolved.top === old {
-      // The node's view goes; what it inherits stays, since its own write cannot change that.
-      _ = state.setResolved(resolved.base ?? Frame.nothing)
-      retired.append(resolved)
-    }
+    let inherited = state.resolved.flatMap { $0.isNothing ? nil : $0 }
+    let write = (old: old, new: state.own, inherited: inherited)
     var outdated: Set<Stamped>?
-    if let old, let new,
+    if let old, let new = state.own,
       case .some(.some(let carried)) = Self.carried(
         old, past: &outdated, write, released: &released)
     {
-      new.attach(carried)
-    }
-    if state.hasChildren {
-      let oldSource = old == nil ? state.above : self
-      let newSource = new == nil ? state.above : self
-      forEachDescendant(bumpingVersions: true) { node, state, _ in
-        if let resolved = state.setResolved(nil) { retired.append(resolved) }
-        if state.isAbove(oldSource) { state.above = newSource }
-        if let own = state.own,
-          let carried = Self.carried(own, past: &outdated, write, released: &released),
-          carried !== own.attachment
-        {
-          let reissued = own.reissued()
-          if let carried { reissued.attach(carried) }
-          retired.append(own)
-          state.own = reissued
-        }
-        listed?.append(ObjectIdentifier(node))
-        return true
+      // A derived value read in an update's body may have given the new frame a table already.
+      if let attached = new.attach(carried) as? any FrameAttachment, attached !== carried {
+        attached.absorb(carried)
       }
     }
-    lock.unlock(bumping: true)
-    withExtendedLifetime((old, retired, released)) {}
-    if let listed { ChangeObservers.refresh(observersOf: listed) }
+    guard state.hasChildren else { return }
+    let oldSource = old == nil ? state.above : self
+    let newSource = state.own == nil ? state.above : self
+    // Nodes that override nothing share their view: one retired is released under the lock
+    // when the list already holds it, which cannot free it.
+    var lastRetired: Frame?
+    forEachDescendant(bumpingVersions: true) { node, state, _ in
+      if let resolved = state.resolved.take(), resolved !== lastRetired {
+        retired.append(resolved)
+        lastRetired = resolved
+      }
+      state.replaceAbove(oldSource, with: newSource)
+      if let own = state.own,
+        let carried = Self.carried(own, past: &outdated, write, released: &released),
+        carried !== own.attachment, let reissued = own.reissued()
+      {
+        if let carried { reissued.attach(carried) }
+        retired.append(own)
+        state.own = reissued
+      }
+      listed?.append(ObjectIdentifier(node))
+      return true
+    }
   }
 
   /// Bumps the version of this node and of every node below it, so that every wrapper there

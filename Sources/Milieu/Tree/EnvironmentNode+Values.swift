@@ -35,33 +35,33 @@ extension EnvironmentNode {
     // and making it stales no cache. It starts resolved against what this node's children see,
     // unless a write reached this node while the closure ran.
     let version = lock.version
+    // Held, to tell whether the closure left it in place.
     let view = viewForChildren()
-    let viewIdentity = view.identity
-    var scratch = EnvironmentValues(own: nil, base: consume view)
+    var scratch = EnvironmentValues(own: Frame.scratch(), base: view)
     configure(&scratch)
-    let own = Self.adopt(
-      &scratch, origin: EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: 0),
-      depth: depth + 1)
+    let own = Self.adopt(&scratch, fileID: fileID, line: line, nodeName: name, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
     // The view, taken back, unless the closure assigned other values whole.
     let base = scratch.base.take()
-    link(child, resolved: base?.identity == viewIdentity ? base : nil, ifVersionIs: version)
+    link(child, resolved: base === view ? base : nil, ifVersionIs: version)
     return child
   }
 
-  /// The own frame of a new node at `depth` whose values were written to `values`, every
-  /// record set at `origin`: the frame written, or, when code assigned other values whole, a
-  /// copy of their own; frozen.
+  /// The own frame of a new node named `nodeName` at `depth` whose values were written to
+  /// `values`, every record written at `fileID` and `line`: the frame written, or, when code
+  /// assigned other values whole, a copy of their own; frozen.
   private static func adopt(
-    _ values: inout EnvironmentValues, origin: consuming EnvironmentOrigin, depth: UInt32
+    _ values: inout EnvironmentValues, fileID: String, line: UInt, nodeName: String?,
+    depth: UInt32
   ) -> Frame? {
     guard var own = values.own.take() else { return nil }
     if own.isFrozen || !own.isUnique() {
-      own = own.copy(minimumCapacity: own.count)
+      own = own.copy(capacity: own.count)
     }
-    own.stampOrigins(origin, since: 0)
-    own.freeze(depth: depth)
+    guard var own = (consume own).settled() else { return nil }
+    own.stampSites(fileID: fileID, line: line) { _, _ in true }
+    own.freeze(depth: depth, nodeName: nodeName)
     return own
   }
 
@@ -158,30 +158,33 @@ extension EnvironmentNode {
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     var scratch = writableValues().values
-    let (seenOwn, seenBase) = (scratch.own?.identity, scratch.base?.identity)
+    // Held, so that its records' stamps tell what the body wrote: a record whose stamp is not
+    // the one it had here was written by the body, whatever copies the values went through.
+    let seen = scratch.own
     let result = try body(&scratch)
-    guard let written = scratch.own.take(), written.identity != seenOwn else { return result }
-    // Code that assigned other values whole wrote their own values too: values whose own frame
-    // is not one written here, made from the node's.
-    let isWritten =
-      !written.isFrozen && (seenOwn.map(written.isCopy(of:)) ?? !written.isCopy)
-    let isWhole = scratch.base?.identity != seenBase || !isWritten
-    let first = written.firstStamp
-    write { own, serial in
-      let origin = EnvironmentOrigin(fileID: fileID, line: line, nodeName: name, serial: serial)
-      let frame: Frame
-      if !isWhole, own?.identity == seenOwn {
-        frame = written
-        frame.stampOrigins(origin, since: first)
-      } else {
-        // Another write reached the node since it was read, or the values were assigned
-        // whole: lay what this one wrote over the node's own values as they are now.
-        let keys = Set((isWhole ? written.infos.map(\.key) : written.newWrites.map(\.key)))
-        frame = Frame.merged(own, with: written, keys: keys)
-        frame.stampOrigins(origin) { key, _ in keys.contains(key) }
+    guard var written = scratch.own.take(), written !== seen else { return result }
+    // Values assigned whole from a node's, or values the body let escape, share the frame:
+    // stamp and freeze a copy that only this update holds.
+    if written.isFrozen || !written.isUnique() {
+      written = written.copy(capacity: written.count)
+    }
+    var unstamped = Optional(consume written)
+    write { own in
+      // Another write may have reached the node since it was read: then lay what this one wrote
+      // over the node's own values as they are now.
+      let isMerged = own !== seen
+      guard
+        var frame = isMerged
+          ? unstamped.map({ Frame.merged(own, with: $0, over: seen) }) : unstamped.take()
+      else {
+        preconditionFailure("an update installs what its body wrote once")
       }
-      frame.freeze(depth: depth)
-      return .some(frame)
+      frame.stampSites(fileID: fileID, line: line, sharingWith: isMerged ? nil : seen) {
+        key, stamp in
+        seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
+      }
+      frame.freeze(depth: depth, nodeName: name)
+      return frame
     }
     return result
   }
@@ -195,9 +198,9 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
-    write { own, _ in
-      guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return .none }
-      return .some(own.removing(keys))
+    write { own in
+      guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
+      return own.reissued(removing: keys)
     }
   }
 

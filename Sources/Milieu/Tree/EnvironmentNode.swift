@@ -13,7 +13,8 @@ import Synchronization
 //   lock may follow the links to its children without retaining them.
 // - A child retains its parent, released by hand when the child is freed, iteratively, so that
 //   freeing the last holder of a 100,000-deep chain does not recurse.
-// - `above` names an ancestor, which a node keeps alive through its parent.
+// - `above` names an ancestor, which a node keeps alive through its parent: it is followed only
+//   while the node is held.
 
 /// A node in a tree that carries ``EnvironmentValues`` from the root down.
 ///
@@ -70,10 +71,14 @@ public final class EnvironmentNode: @unchecked Sendable {
   struct State {
     /// The values this node sets for its subtree: a frozen frame, `nil` when it sets none.
     var own: Frame?
-    /// What the node's values are resolved against, or, after a write reached the node and
-    /// until its next read, where they come from: a retained view, or an unretained ancestor
-    /// whose address is tagged with its low bit (0 for none). See ``resolved`` and ``above``.
-    private var link: UInt = 0
+    /// What the node's values are resolved against: the view of the nearest ancestor that
+    /// overrides something (`Frame.nothing` if none does), or, once a child or a derived value
+    /// needed it, the node's own view, whose `top` is `own`. `nil` after a write reached the
+    /// node and until its next read.
+    var resolved: Frame?
+    /// The nearest ancestor that overrides something, where the node's inherited values come
+    /// from, unretained: the node keeps it alive through its parent. `nil` when none does.
+    fileprivate var aboveReference: Unmanaged<EnvironmentNode>?
     /// The newest of the node's children.
     fileprivate var firstChild: Unmanaged<EnvironmentNode>?
 
@@ -81,85 +86,42 @@ public final class EnvironmentNode: @unchecked Sendable {
       self.own = own
     }
 
-    /// What the node's values are resolved against, `nil` after a write reached the node and
-    /// until its next read: the view of the nearest ancestor that overrides something
-    /// (`Frame.nothing` if none does), or, once a child or a derived value needed it, the
-    /// node's own view, whose `top` is `own`.
-    var resolved: Frame? { view.map { Frame(buffer: $0.takeUnretainedValue()) } }
+    /// The nearest ancestor that overrides something; `nil` when none does.
+    var above: EnvironmentNode? { aboveReference?.takeUnretainedValue() }
 
-    /// The view `link` holds, if it holds one.
-    fileprivate var view: Unmanaged<FrameBuffer>? {
-      guard link & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: link) else { return nil }
-      return Unmanaged.fromOpaque(pointer)
+    /// Makes `new` the nearest overriding ancestor if it was `old`: a write made `old` override
+    /// nothing, or made `new` override something.
+    mutating func replaceAbove(_ old: EnvironmentNode?, with new: EnvironmentNode?) {
+      guard aboveReference?.toOpaque() == old.map({ Unmanaged.passUnretained($0).toOpaque() })
+      else { return }
+      aboveReference = new.map { .passUnretained($0) }
     }
 
-    /// Resolves the node against `frame`, or with `nil`, forgets what it was resolved against
-    /// and keeps where its values come from. Returns the frame it replaces, which the caller
-    /// releases once no lock is held.
-    mutating func setResolved(_ frame: Frame?) -> Frame? {
-      if frame == nil, view == nil { return nil }
-      let above = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
-      let replaced = view.map { Frame(buffer: $0.takeRetainedValue()) }
-      if let frame {
-        link = UInt(bitPattern: Unmanaged.passRetained(frame.buffer).toOpaque())
-      } else {
-        link = above
-      }
-      return replaced
+    /// Whether the node is resolved against its own view.
+    var hasOwnView: Bool {
+      guard let own, let resolved else { return false }
+      return resolved.isView(of: own)
     }
 
-    private var aboveTag: UInt { link & 1 == 1 ? link : 0 }
-
-    /// The nearest ancestor that overrides something, where this node's inherited values come
-    /// from; `nil` when no ancestor does. Set only while the node is not resolved.
-    var above: EnvironmentNode? {
-      get {
-        let word = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
-        guard let pointer = UnsafeRawPointer(bitPattern: word & ~1) else { return nil }
-        return Unmanaged<EnvironmentNode>.fromOpaque(pointer).takeUnretainedValue()
-      }
-      set {
-        assert(resolved == nil, "a resolved node's ancestor is its view's")
-        link = newValue.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) | 1 } ?? 0
-      }
-    }
-
-    /// The tagged address of the node whose view a node with `own` resolved against `view`
-    /// inherits: the view's owner, or for the node's own view, the owner of the view below it.
-    private static func above(resolvedAgainst view: Unmanaged<FrameBuffer>, own: Frame?) -> UInt {
-      view._withUnsafeGuaranteedRef { buffer in
-        let owners = Frame.owners(of: buffer)
-        let isOwn = own.map { Frame.isView(buffer, of: $0) } ?? false
-        let node = isOwn ? owners.above : owners.owner
-        return node == 0 ? 0 : node | 1
-      }
+    /// What the node inherits, if it is resolved: the view of the nearest ancestor that
+    /// overrides something, or `Frame.nothing`.
+    var inherited: Frame? {
+      hasOwnView ? (resolved?.base ?? Frame.nothing) : resolved
     }
 
     /// The values a node with this state reads, if it is resolved: its own frame over what it
     /// inherits, or its view, which holds both. Retains only the frames the values hold.
     var values: EnvironmentValues? {
-      // Taken as a strong reference: the values keep the view.
-      guard let buffer = view?.takeUnretainedValue() else { return nil }
-      let base = Frame.isNothing(buffer) ? nil : Frame(buffer: buffer)
-      guard let own, !Frame.isView(buffer, of: own) else {
-        return EnvironmentValues(own: nil, base: base)
-      }
-      return EnvironmentValues(own: own, base: base)
+      guard let resolved else { return nil }
+      let base = resolved.isNothing ? nil : resolved
+      return hasOwnView || own == nil
+        ? EnvironmentValues(own: nil, base: base) : EnvironmentValues(own: own, base: base)
     }
 
     /// What the node's children see, if it needs no new view: what the node inherits, when it
     /// overrides nothing, or its own view.
     var viewForChildren: Frame? {
-      guard let buffer = view?.takeUnretainedValue() else { return nil }
-      guard let own, !Frame.isView(buffer, of: own) else { return Frame(buffer: buffer) }
-      return nil
-    }
-
-    /// Whether `above` is `node`: compared without retaining either.
-    func isAbove(_ node: EnvironmentNode?) -> Bool {
-      let word = view.map { Self.above(resolvedAgainst: $0, own: own) } ?? aboveTag
-      return word & ~1 == node.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
-        ?? 0
+      own == nil || hasOwnView ? resolved : nil
     }
 
     /// Whether the node has children.
@@ -185,18 +147,15 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   deinit {
-    // Unlinked first: until then a write above may walk this node and take its view.
+    // Unlinked first: until then a write above may walk this node and take its view, which the
+    // node's state releases after this.
     if let parentReference { parentReference._withUnsafeGuaranteedRef { $0.unlink(self) } }
-    state.view?.release()
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
     Self.releaseAncestors(startingAt: parentReference)
   }
 
   /// The node this one inherits from, or `nil` for a root.
   public var parent: EnvironmentNode? { parentReference?.takeUnretainedValue() }
-
-  /// The node's address, as views name their owner.
-  var address: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
 
   /// How many ancestors the node has: 0 for a root; kept in the lock's word.
   var depth: UInt32 { lock.depth }
@@ -226,11 +185,8 @@ public final class EnvironmentNode: @unchecked Sendable {
     let reference = Unmanaged.passUnretained(child)
     withLockedState { state, current in
       // Nobody else can see the child yet: its state needs no lock.
-      if current == version, let resolved = resolved.take() {
-        _ = child.state.setResolved(resolved)
-      } else {
-        child.state.above = state.own == nil ? state.above : self
-      }
+      child.state.aboveReference = state.own == nil ? state.aboveReference : .passUnretained(self)
+      if current == version { child.state.resolved = resolved.take() }
       child.nextSibling = state.firstChild
       state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
       state.firstChild = reference
@@ -291,27 +247,34 @@ public final class EnvironmentNode: @unchecked Sendable {
     bumpingVersions: Bool, _ visit: (EnvironmentNode, inout State, _ depth: Int) -> Bool
   ) {
     assert(lock.isHeld, "a walk starts holding the lock of the node it walks below")
-    var path: [(node: Unmanaged<EnvironmentNode>, next: Unmanaged<EnvironmentNode>?)] = [
-      (.passUnretained(self), state.firstChild)
-    ]
-    while let last = path.last {
-      guard let child = last.next else {
-        if path.count > 1 {
-          last.node._withUnsafeGuaranteedRef { $0.lock.unlock(bumping: bumpingVersions) }
+    // The node whose subtree the walk is in, and the child of it to visit next; back up through
+    // parents, so the walk needs no list of its path.
+    var node = Unmanaged.passUnretained(self)
+    var next = state.firstChild
+    var depth = 0
+    while true {
+      if let child = next {
+        child._withUnsafeGuaranteedRef { child in
+          WorkCount.add()
+          child.lock.lock()
+          depth += 1
+          next = visit(child, &child.state, depth) ? child.state.firstChild : nil
         }
-        path.removeLast()
+        node = child
         continue
       }
-      child._withUnsafeGuaranteedRef { node in
+      guard depth > 0 else { return }
+      // Done with `node` and its subtree: let it go and go on with its next sibling, which its
+      // parent's lock, still held, guards.
+      node._withUnsafeGuaranteedRef { done in
         assert(
-          last.node._withUnsafeGuaranteedRef { $0.lock.isHeld },
+          done.parentReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.lock.isHeld },
           "a walk holds the lock of every node on its path while it visits below")
-        path[path.count - 1].next = node.nextSibling
-        WorkCount.add()
-        node.lock.lock()
-        let descends = visit(node, &node.state, path.count)
-        path.append((child, descends ? node.state.firstChild : nil))
+        next = done.nextSibling
+        node = done.parentReference.unsafelyUnwrapped
+        done.lock.unlock(bumping: bumpingVersions)
       }
+      depth -= 1
     }
   }
 }

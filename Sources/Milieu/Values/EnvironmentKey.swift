@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A key for a value that ``EnvironmentValues`` carries, in the form SwiftUI uses.
 ///
 /// Declare a type that conforms to `EnvironmentKey`, give it a ``defaultValue``, and expose it as
@@ -34,58 +36,95 @@ public protocol EnvironmentKey: SendableMetatype {
 
   /// The value read when no node on the path to the root sets this key.
   ///
-  /// Milieu computes it at most once per process and reuses that value for every later read,
-  /// the way a `static let` is initialized once. Reading the same key from inside its own
-  /// `defaultValue` is a programming error and deadlocks, just as a `static let` whose
-  /// initializer reads itself does.
+  /// Milieu computes it at most once per process, with none of its locks held, and reuses that
+  /// value for every later read, the way a `static let` is initialized once: a thread that
+  /// reads the key while another computes it waits for that value. Reading the same key from
+  /// inside its own `defaultValue` is a programming error, which stops the program with a
+  /// message naming the key, where a `static let` whose initializer reads itself deadlocks.
   static var defaultValue: Value { get }
 }
 
 /// The process-wide store of ``EnvironmentKey`` defaults: each key's default is computed once,
 /// on first use, and kept.
+///
+/// A default is code of the key's, so it is computed with no lock of Milieu's held: the first
+/// reader claims it, and readers that come while it is computed wait for it, as readers of a
+/// `static let` wait for its initializer.
 @usableFromInline
 enum EnvironmentKeyDefaults {
-  /// Computed defaults by key type, and a once-cell for each key whose default is being or has
-  /// been computed. A read of a known default takes this lock once.
+  /// Each key's default, boxed, or the claim of the thread computing it.
   private static let table = Lock<[ObjectIdentifier: Known]>([:])
 
   private enum Known: Sendable {
-    case value(any Sendable)
-    case computing(DefaultCell)
+    case value(AnyObject & Sendable)
+    case computing(DefaultClaim)
   }
 
   @usableFromInline
   static func value<Key: EnvironmentKey>(for key: Key.Type) -> Key.Value {
     let identifier = ObjectIdentifier(key)
-    let known = table.withLock { table in
-      if let known = table[identifier] { return known }
-      let cell = DefaultCell()
-      table[identifier] = .computing(cell)
-      return .computing(cell)
-    }
-    switch known {
-    case .value(let value):
-      if let value = value as? Key.Value { return value }
-      return Key.defaultValue  // unreachable: the table is keyed by the key's own type
-    case .computing(let cell):
-      let value = cell.value { Key.defaultValue }
-      table.withLock { $0[identifier] = .value(value) }
-      return value
+    while true {
+      let (known, isMine) = table.withLock { table -> (Known, Bool) in
+        if let known = table[identifier] { return (known, false) }
+        let claim = DefaultClaim()
+        table[identifier] = .computing(claim)
+        return (.computing(claim), true)
+      }
+      switch known {
+      case .value(let box):
+        return uncheckedDowncast(box, to: DefaultValue.self).value.load(as: Key.Value.self)
+      case .computing(let claim) where isMine:
+        let value = Key.defaultValue
+        table.withLock { $0[identifier] = .value(DefaultValue(StoredValue(value))) }
+        claim.finish()
+        return value
+      case .computing(let claim):
+        precondition(
+          !claim.isOnThisThread,
+          "the defaultValue of \(Key.self) reads \(Key.self): a default cannot be computed from itself"
+        )
+        claim.wait()
+      }
     }
   }
 }
 
-/// A once-initialized, type-erased default value. Its lock is held while the default is
-/// computed, which gives the key the semantics of a `static let`.
-private final class DefaultCell: Sendable {
-  private let storage = Lock<(any Sendable)?>(nil)
+/// A computed default, of the key's value type.
+@usableFromInline
+final class DefaultValue: Sendable {
+  @usableFromInline let value: StoredValue
 
-  func value<Value: Sendable>(computing compute: () -> Value) -> Value {
-    storage.withLock { stored in
-      if let value = stored as? Value { return value }
-      let value = compute()
-      stored = value
-      return value
+  @usableFromInline
+  init(_ value: consuming StoredValue) {
+    self.value = value
+  }
+}
+
+/// A default being computed: the thread computing it, and a latch the readers that come
+/// meanwhile wait on.
+private final class DefaultClaim: Sendable {
+  private let thread = currentThreadID()
+  private let done = DispatchSemaphore(value: 0)
+  private let state = Lock((waiters: 0, isFinished: false))
+
+  var isOnThisThread: Bool { thread == currentThreadID() }
+
+  /// Returns once the default is computed.
+  func wait() {
+    let mustWait = state.withLock { state in
+      guard !state.isFinished else { return false }
+      state.waiters += 1
+      return true
     }
+    if mustWait { done.wait() }
+  }
+
+  /// Wakes every reader waiting; later readers find the value in the table.
+  func finish() {
+    let waiters = state.withLock { state in
+      state.isFinished = true
+      return state.waiters
+    }
+    for _ in 0..<waiters { done.signal() }
   }
 }

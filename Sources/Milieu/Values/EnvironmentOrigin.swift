@@ -14,9 +14,6 @@ public struct EnvironmentOrigin: Sendable, Hashable, CustomStringConvertible {
   public let line: UInt
   /// The name of the node that holds the override, if the node has one.
   public let nodeName: String?
-  /// Orders the writes to one node: 0 for the overrides a child is made with, then the node's
-  /// version after each write, so a later write has a larger number.
-  let serial: UInt64
 
   /// The location as `File.swift:12`.
   public var location: String { "\(fileID):\(line)" }

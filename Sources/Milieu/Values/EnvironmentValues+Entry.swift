@@ -21,6 +21,10 @@ extension EnvironmentValues {
   /// Declare entries as `static let`. An entry created anew on each use is a new key each time,
   /// so a value written through one is never read through the next.
   public final class Entry<Value: Sendable>: Sendable {
+    /// The name of the accessor the entry was first written through, for diagnostics. First, so
+    /// that its place does not depend on `Value`.
+    @usableFromInline let learnedName = LazyReference<AccessorName>()
+
     /// The value read when no node on the path to the root sets this entry.
     public let defaultValue: Value
 
@@ -35,4 +39,27 @@ extension EnvironmentValues {
       self.defaultValue = defaultValue
     }
   }
+}
+
+extension EnvironmentValues.Entry: NamedKey {
+  /// Learns the name of the accessor the entry is written through, the first time.
+  @inlinable @inline(__always)
+  func learnName(_ accessor: StaticString) {
+    if learnedName.load() == nil { learnedName.storeIfNil(AccessorName(accessor)) }
+  }
+
+  var accessorName: String? { learnedName.load()?.text }
+}
+
+/// The name of an accessor, as `#function` spells it where the accessor reads or writes a key.
+@usableFromInline
+final class AccessorName: Sendable {
+  @usableFromInline let name: StaticString
+
+  @usableFromInline
+  init(_ name: StaticString) {
+    self.name = name
+  }
+
+  var text: String { name.description }
 }

@@ -95,7 +95,8 @@ public struct EnvironmentValues: Sendable {
       return value(for: key, as: Value.self) ?? entry.defaultValue
     }
     set {
-      store(newValue, key: ObjectIdentifier(entry), name: .accessor(accessor), anchor: entry)
+      entry.learnName(accessor)
+      store(newValue, key: ObjectIdentifier(entry), anchor: entry)
     }
   }
 
@@ -119,7 +120,7 @@ public struct EnvironmentValues: Sendable {
       return value(for: identifier, as: Key.Value.self) ?? EnvironmentKeyDefaults.value(for: key)
     }
     set {
-      store(newValue, key: ObjectIdentifier(key), name: .key(key), anchor: nil)
+      store(newValue, key: ObjectIdentifier(key), anchor: nil)
     }
   }
 
@@ -131,7 +132,7 @@ public struct EnvironmentValues: Sendable {
   }
 
   /// The frame and position of the record a read of `key` finds.
-  func record(for key: ObjectIdentifier) -> (frame: Frame, position: Int)? {
+  func record(for key: ObjectIdentifier) -> (frame: Frame, position: Frame.Position)? {
     if let own, let position = own.position(of: key) { return (own, position) }
     if let base, let position = base.position(of: key) { return (base, position) }
     return nil
@@ -153,19 +154,14 @@ public struct EnvironmentValues: Sendable {
     own?.attachmentOfHome(of: key) ?? base?.attachmentOfHome(of: key)
   }
 
-  /// `key` with the stamp of the write a read of it finds.
-  func stamped(_ key: ObjectIdentifier) -> Stamped {
-    Stamped(key: key, stamp: stamp(of: key))
-  }
-
   /// Stores a value written to these values.
   ///
   /// Inlinable, so that the value is moved into its record with its type known: no generic
   /// metadata is looked up at run time.
   @inlinable
   mutating func store<Value: Sendable>(
-    _ value: Value, key: ObjectIdentifier, name: ValueName, anchor: (any AnyObject & Sendable)?
+    _ value: Value, key: ObjectIdentifier, anchor: (any AnyObject & Sendable)?
   ) {
-    Frame.write(StoredValue(value), key: key, name: name, anchor: anchor, into: &own)
+    Frame.write(StoredValue(value), key: key, anchor: anchor, into: &own)
   }
 }

@@ -5,32 +5,39 @@ import Synchronization
 // `Tree/EnvironmentNode.swift`), and the only one with pointer code over values.
 //
 // What this file guarantees to the rest of the core, which uses only its safe surface:
-// - A frame is one allocation: a header and up to `capacity` records, each a key, its name, the
-//   stamp of the write that stored it, where it was written and its value. Values that fit three
-//   words (an `Int`, a `String`, a class reference) are stored in the record; larger ones in a
-//   box of their own.
-// - A frame changes only while one reference holds it and it is not frozen; `write(_:into:)`
-//   copies it otherwise, so a frame that anyone else can see never changes. A node freezes the
-//   frames it publishes. Debug builds check the count, the freeze and the uniqueness.
+// - A frame of up to `Frame.leafLimit` records is one allocation: a header and its records,
+//   sorted by the hash of their keys. A record is a key, the stamp of the write that stored it,
+//   what keeps the key alive, where the write was made and the value. A value that fits three
+//   words (an `Int`, a `String`, a class reference) is stored in its record; a larger one in a
+//   box, as an existential stores it.
+// - A larger frame is a trie of such leaves under branches that pick a child by five bits of a
+//   key's hash at a time. Writing to it copies the leaf and the branches on the key's way and
+//   shares the rest, so a write costs the same whatever the size, and so does laying a node's
+//   values over a large view.
+// - A frame changes only while one reference holds it and it is not frozen: `write(_:into:)`
+//   copies it otherwise, and every method that changes a frame in place asserts both in debug
+//   builds. A node freezes the frames it publishes, so a frame anyone else can see never changes;
+//   the nodes of a trie never change once made.
 // - Records never leave the frame: a pointer to one lives inside a method of this file only, and
-//   what callers get is a copy of its fields (`RecordInfo`) or of its value.
-// - A record's `home` is the own frame that holds the write: the frame itself, or, in a view, a
-//   frame the view keeps alive through its `top` and `base`.
-// - A stamp is never reused: every frame takes its stamps in blocks from one process-wide counter.
+//   what callers get is a copy of its fields (`RecordInfo`) or of its value, through a
+//   `Position` that is valid while they hold the frame.
+// - A record's `home` is the own frame that holds the write, where its origin is: the frame
+//   searched (`nil`), or, in a view, a frame the view keeps alive through its `top` and `base`.
+// - A stamp is never reused: frames take them in blocks from one process-wide counter. Record
+//   stamps are never a multiple of the block size; the multiples identify frames and builds.
 
 /// The values one node or one ``EnvironmentValues`` holds, or a node's values merged into one
-/// block (a *view*): records by key, in one allocation.
+/// block (a *view*): records by key.
 ///
 /// An *own* frame holds what was written to a node or to free-standing values; its records are
 /// homed in it. A *view* holds everything a node's children see: its `top` (the node's own
-/// frame) laid over its `base` (the view of the nearest ancestor that overrides something), copied
-/// into one block so that a read is one lookup at any depth.
+/// frame) laid over its `base` (the view of the nearest ancestor that overrides something), in
+/// one frame so that a read is one lookup at any depth.
 @usableFromInline
 struct Frame: @unchecked Sendable {
   // @unchecked: a frame is changed only while uniquely referenced and not frozen (see the file's
-  // guarantees); once shared it is read only, but for its attachment, which is atomic.
+  // guarantees); once shared it is read only, but for its attachment and id, which are atomic.
 
-  /// The block itself: `ManagedBuffer` holds the header and the records in one allocation.
   @usableFromInline var buffer: FrameBuffer
 
   @usableFromInline
@@ -45,112 +52,179 @@ struct Frame: @unchecked Sendable {
     buffer.withUnsafeMutablePointerToHeader { $0.pointee[keyPath: field] }
   }
 
-  /// The identity of the block, to compare with one seen before.
-  var identity: ObjectIdentifier { ObjectIdentifier(buffer) }
-
   /// Whether this is the only reference to the block.
   mutating func isUnique() -> Bool { isKnownUniquelyReferenced(&buffer) }
-
-  /// How many records a lookup compares one by one before an index pays.
-  @usableFromInline static var scanLimit: Int { 8 }
 
   /// A frozen, empty frame: what a node whose ancestors override nothing inherits.
   static let nothing: Frame = {
     let frame = make(capacity: 0)
-    frame.freeze(depth: 0)
-    frame.buffer.withUnsafeMutablePointerToHeader { $0.pointee.isNothing = true }
+    frame.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags = [.frozen, .nothing] }
     return frame
   }()
 
-  /// Whether `buffer` is ``nothing``'s, told from its header: `nothing` itself is a global
-  /// whose every access checks that it was made.
-  static func isNothing(_ buffer: FrameBuffer) -> Bool {
-    buffer.withUnsafeMutablePointerToHeader { $0.pointee.isNothing }
-  }
+  /// Whether this is ``nothing``, told from its header: `nothing` itself is a global whose
+  /// every access checks that it was made.
+  var isNothing: Bool { header(\.flags).contains(.nothing) }
 
-  /// Makes an empty, unfrozen frame with room for `capacity` records.
+  /// Makes an empty, unfrozen leaf with room for `capacity` records.
   static func make(capacity: Int) -> Frame {
+    WorkCount.addBytes(
+      MemoryLayout<FrameHeader>.stride + capacity * MemoryLayout<FrameRecord>.stride)
     let buffer = FrameBuffer.create(minimumCapacity: capacity) { _ in
-      FrameHeader(capacity: capacity)
+      FrameHeader(capacity: Int32(capacity))
     }
     return Frame(buffer: unsafeDowncast(buffer, to: FrameBuffer.self))
   }
 
   // MARK: Reading
 
-  /// The hash every lookup starts from: a multiplicative hash of the key's address.
-  @inline(__always)
+  /// The order records are kept in: a multiplicative hash of the key's address, which differs
+  /// for every key.
+  @inlinable @inline(__always)
   static func hash(_ key: ObjectIdentifier) -> UInt64 {
     UInt64(UInt(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15
   }
 
-  /// Where the record for `key` is, if this frame has one.
-  @inlinable @inline(__always)
-  func position(of key: ObjectIdentifier) -> Int? {
-    buffer.withUnsafeMutablePointers { Self.position(of: key, header: $0, records: $1) }
-  }
-
   /// The value stored for `key`, whose values are of type `Value`.
+  ///
+  /// A leaf of a few records is searched in place, inlined into the caller; anything larger out
+  /// of line. A branch's count is `Int32.max`, so it takes the second way.
   @inlinable @inline(__always)
   func value<Value: Sendable>(for key: ObjectIdentifier, as _: Value.Type) -> Value? {
     buffer.withUnsafeMutablePointers { header, records in
-      guard let position = Self.position(of: key, header: header, records: records) else {
-        return nil
+      let count = Int(header.pointee.count)
+      guard count <= 8 else {
+        return Self.locate(key, header: header, records: records)?.pointee.value.load(
+          as: Value.self)
       }
-      return records[position].value.load(as: Value.self)
-    }
-  }
-
-  /// Where the record for `key` is: a frame of a few records is searched in place, which the
-  /// caller inlines; a larger one through its filter and index, out of line.
-  @inlinable @inline(__always)
-  static func position(
-    of key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
-    records: UnsafeMutablePointer<FrameRecord>
-  ) -> Int? {
-    let count = header.pointee.count
-    guard count <= scanLimit else {
-      return indexedPosition(of: key, header: header, records: records)
-    }
-    for position in 0..<count where records[position].key == key { return position }
-    return nil
-  }
-
-  /// Where the record for `key` is, found through the filter and the index.
-  @usableFromInline
-  static func indexedPosition(
-    of key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
-    records: UnsafeMutablePointer<FrameRecord>
-  ) -> Int? {
-    let hash = Self.hash(key)
-    guard header.pointee.filter & (1 &<< (hash &>> 58)) != 0 else { return nil }
-    return header.pointee.index.withUnsafeBufferPointer { index in
-      let mask = index.count - 1
-      var slot = Int(truncatingIfNeeded: hash &>> 32) & mask
-      while index[slot] != 0 {
-        WorkCount.add()
-        let position = Int(index[slot]) - 1
-        if records[position].key == key { return position }
-        slot = (slot + 1) & mask
+      for position in 0..<count where records[position].key == key {
+        return records[position].value.load(as: Value.self)
       }
       return nil
     }
   }
 
+  /// The record for `key` in the frame of `header` and `records`, if it has one: valid while
+  /// the frame lives.
+  @usableFromInline
+  static func locate(
+    _ key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
+    records: UnsafeMutablePointer<FrameRecord>
+  ) -> UnsafeMutablePointer<FrameRecord>? {
+    guard header.pointee.flags.contains(.branch) else {
+      return search(for: key, records: records, count: Int(header.pointee.count)).found.map {
+        records + $0
+      }
+    }
+    return header.pointee.children.flatMap { children in
+      let found = children[chunk(hash(key), 0)].flatMap {
+        position(of: key, in: $0.buffer, level: 1)
+      }
+      return found.map { position in
+        position.leaf._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToElements { $0 } }
+          + position.index
+      }
+    }
+  }
+
+  /// Where a record is: the leaf that holds it, kept alive by the frame it was found in, and its
+  /// index there.
+  struct Position {
+    fileprivate let leaf: Unmanaged<FrameBuffer>
+    fileprivate let index: Int
+  }
+
+  /// Where the record for `key` is, if this frame has one.
+  func position(of key: ObjectIdentifier) -> Position? { Self.position(of: key, in: buffer) }
+
+  /// Where the record for `key` is in the frame of `buffer`: down the branches its hash picks,
+  /// then in a leaf, by halves.
+  private static func position(of key: ObjectIdentifier, in buffer: FrameBuffer, level: Int = 0)
+    -> Position?
+  {
+    let hash = Self.hash(key)
+    var node = Unmanaged.passUnretained(buffer)
+    var level = level
+    while let child = node._withUnsafeGuaranteedRef({ Frame(buffer: $0).child(for: hash, level) }) {
+      guard let child else { return nil }
+      node = child
+      level += 1
+    }
+    return node._withUnsafeGuaranteedRef { leaf in
+      leaf.withUnsafeMutablePointers { header, records in
+        search(for: key, records: records, count: Int(header.pointee.count)).found.map {
+          Position(leaf: node, index: $0)
+        }
+      }
+    }
+  }
+
+  /// Where `key`'s record is among `count` records sorted by hash, or where it would go.
+  private static func search(
+    for key: ObjectIdentifier, records: UnsafeMutablePointer<FrameRecord>, count: Int
+  ) -> (found: Int?, insertion: Int) {
+    let hash = Self.hash(key)
+    var (low, high) = (0, count)
+    while low < high {
+      WorkCount.add()
+      let middle = (low + high) / 2
+      let found = Self.hash(records[middle].key)
+      if found == hash { return (middle, middle) }
+      if found < hash { low = middle + 1 } else { high = middle }
+    }
+    return (nil, low)
+  }
+
   /// The number of records.
-  var count: Int { header(\.count) }
+  var count: Int { isBranch ? Int(header(\.total)) : Int(header(\.count)) }
+
+  /// Runs `body` with the record at `position`.
+  private func withRecord<Result>(
+    at position: Position, _ body: (UnsafeMutablePointer<FrameRecord>) -> Result
+  ) -> Result {
+    position.leaf._withUnsafeGuaranteedRef {
+      $0.withUnsafeMutablePointerToElements { body($0 + position.index) }
+    }
+  }
 
   /// The stamp of the record at `position`.
-  func stamp(at position: Int) -> UInt64 {
-    buffer.withUnsafeMutablePointerToElements { $0[position].stamp }
+  func stamp(at position: Position) -> UInt64 { withRecord(at: position) { $0.pointee.stamp } }
+
+  /// A copy of the record at `position`, homed in `home` (its own home if `nil`), with its
+  /// site if `keepsSite`.
+  private func record(
+    at position: Position, home: Unmanaged<FrameBuffer>? = nil, keepsSite: Bool
+  ) -> FrameRecord {
+    var copy: FrameRecord?
+    withRecord(at: position) {
+      copy = $0.pointee.copy(home: home ?? $0.pointee.home, site: keepsSite)
+    }
+    guard let copy = copy.take() else { preconditionFailure("a position names a record") }
+    return copy
+  }
+
+  /// The stamp of the record for `key`, if this frame has one.
+  func stamp(of key: ObjectIdentifier) -> UInt64? {
+    if !isBranch {
+      return buffer.withUnsafeMutablePointers { header, records in
+        guard Int(header.pointee.count) > 8 else {
+          for index in 0..<Int(header.pointee.count) where records[index].key == key {
+            return records[index].stamp
+          }
+          return nil
+        }
+        return Self.search(for: key, records: records, count: Int(header.pointee.count)).found
+          .map { records[$0].stamp }
+      }
+    }
+    return position(of: key).map(stamp(at:))
   }
 
   /// The own frame that holds the write of the record at `position`: this frame, or, for a view,
   /// one the view keeps alive.
-  func home(at position: Int) -> Frame {
-    buffer.withUnsafeMutablePointerToElements { records in
-      records[position].home.map { Frame(buffer: $0.takeUnretainedValue()) }
-    } ?? self
+  func home(at position: Position) -> Frame {
+    withRecord(at: position) { $0.pointee.home.map { Frame(buffer: $0.takeUnretainedValue()) } }
+      ?? self
   }
 
   /// The depth of the node that owns this frame; `UInt32.max` for free-standing values, whose
@@ -160,165 +234,345 @@ struct Frame: @unchecked Sendable {
   /// For a view, the own frame merged in; `nil` for an own frame.
   var top: Frame? { header(\.top) }
 
-  /// Whether `buffer` is the view of `own`, told without retaining either.
-  static func isView(_ buffer: FrameBuffer, of own: Frame) -> Bool {
-    buffer.withUnsafeMutablePointerToHeader { $0.pointee.topIdentity } == own.identity
-  }
-
   /// For a view, the view merged under `top`.
   var base: Frame? { header(\.base) }
 
-  /// For a view, the node whose view it is, and the node whose view it is laid over, unretained:
-  /// a node that holds the view is below both.
-  static func owners(of buffer: FrameBuffer) -> (owner: UInt, above: UInt) {
-    buffer.withUnsafeMutablePointerToHeader { ($0.pointee.owner, $0.pointee.aboveOwner) }
+  /// Whether this is the view of `own`.
+  func isView(of own: Frame) -> Bool {
+    buffer.withUnsafeMutablePointerToHeader { $0.pointee.top?.buffer === own.buffer }
   }
 
   /// The fields of the record at `position`, but its value.
-  func info(at position: Int) -> RecordInfo {
-    buffer.withUnsafeMutablePointers { header, records in
-      let record = records + position
-      return RecordInfo(
-        key: record.pointee.key, name: record.pointee.name, stamp: record.pointee.stamp,
-        origin: Self.origin(of: record, in: header), anchor: record.pointee.anchor)
+  func info(at position: Position) -> RecordInfo {
+    let home = self.home(at: position)
+    let (key, stamp, anchor) = withRecord(at: position) {
+      ($0.pointee.key, $0.pointee.stamp, $0.pointee.anchor)
     }
-  }
-
-  /// Where a record was written: its own origin, or, for a write made to this frame, the
-  /// frame's.
-  fileprivate static func origin(
-    of record: UnsafeMutablePointer<FrameRecord>, in header: UnsafeMutablePointer<FrameHeader>
-  ) -> EnvironmentOrigin? {
-    if let origin = record.pointee.origin { return origin }
-    let first = header.pointee.firstStamp
-    return first != 0 && record.pointee.stamp >= first ? header.pointee.origin : nil
-  }
-
-  /// A copy of the record at `position` of the frame these pointers are to, homed in `home`,
-  /// carrying its origin.
-  fileprivate static func copy(
-    _ position: Int, of header: UnsafeMutablePointer<FrameHeader>,
-    records: UnsafeMutablePointer<FrameRecord>, home: Unmanaged<FrameBuffer>?
-  ) -> FrameRecord {
-    WorkCount.add()
-    return records[position].copy(home: home, origin: origin(of: records + position, in: header))
+    let origin = home.position(of: key).flatMap { found in
+      home.withRecord(at: found) { record in
+        record.pointee.site.map {
+          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.header(\.nodeName))
+        }
+      }
+    }
+    return RecordInfo(key: key, stamp: stamp, origin: origin, anchor: anchor)
   }
 
   /// The value of the record at `position`, type-erased, for diagnostics.
-  func anyValue(at position: Int) -> any Sendable {
-    buffer.withUnsafeMutablePointerToElements { $0[position].value.anyValue }
+  func anyValue(at position: Position) -> any Sendable {
+    withRecord(at: position) { $0.pointee.value.anyValue }
   }
 
-  /// The fields of every record, in the order they were stored.
-  var infos: [RecordInfo] { (0..<count).map(info(at:)) }
+  /// Where every record is, in the order of their keys' hashes.
+  var positions: [Position] { positions(differingFrom: nil) }
+
+  /// The fields of every record.
+  var infos: [RecordInfo] { positions.map(info(at:)) }
+
+  /// What is attached to the own frame that holds the record for `key`, if this frame has the
+  /// record and that frame an attachment.
+  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
+    position(of: key).flatMap { home(at: $0).attachment }
+  }
+
+  // MARK: The trie of a large frame
+
+  /// How many records a frame of one leaf holds at most: a frame with more is a branch.
+  static let leafLimit = 32
+
+  /// How many records a leaf below a branch holds at most: few, so that a write copies little
+  /// besides the branches on its way, whatever the frame's size.
+  static let bucketLimit = 4
+
+  /// Whether this frame is a branch of a trie, whose records are in the leaves below it.
+  var isBranch: Bool { header(\.flags).contains(.branch) }
+
+  /// The child of this frame that holds the records whose hash is `hash`, if this is a branch at
+  /// `level`: `.some(nil)` if it has none; `nil` if this is a leaf.
+  private func child(for hash: UInt64, _ level: Int) -> Unmanaged<FrameBuffer>?? {
+    buffer.withUnsafeMutablePointerToHeader { header in
+      guard let children = header.pointee.children else { return nil }
+      return .some(children[Self.chunk(hash, level)].map { Unmanaged.passUnretained($0.buffer) })
+    }
+  }
+
+  /// The five bits of `hash` that pick a child at `level`: the highest first.
+  private static func chunk(_ hash: UInt64, _ level: Int) -> Int {
+    Int(truncatingIfNeeded: hash >> UInt64(max(0, 59 - 5 * level))) & 31
+  }
+
+  /// A branch at `level` over `children`, which hold `total` records.
+  private static func branch(_ children: [Frame?], total: Int) -> Frame {
+    // The children's array: its header and 32 references, each copied.
+    WorkCount.add(32)
+    WorkCount.addBytes(32 + 32 * MemoryLayout<Frame?>.stride)
+    let branch = make(capacity: 0)
+    branch.buffer.withUnsafeMutablePointerToHeader { header in
+      header.pointee.children = children
+      header.pointee.total = Int32(total)
+      header.pointee.count = .max
+      header.pointee.flags = .branch
+    }
+    return branch
+  }
+
+  /// Calls `body` with every leaf of this frame and its count, in the order of their hashes,
+  /// but those it shares with `other`: a trie a write made from another shares all but the
+  /// frames on the way of the keys written.
+  private func forEachLeaf(
+    differingFrom other: Frame? = nil, _ body: (Unmanaged<FrameBuffer>, Int) -> Void
+  ) {
+    guard buffer !== other?.buffer else { return }
+    guard let children = header(\.children) else {
+      return body(Unmanaged.passUnretained(buffer), Int(header(\.count)))
+    }
+    let others = other?.header(\.children)
+    for (index, child) in children.enumerated() {
+      child?.forEachLeaf(differingFrom: others?[index], body)
+    }
+  }
+
+  /// Where every record is that `other` does not share with this frame.
+  func positions(differingFrom other: Frame?) -> [Position] {
+    var positions: [Position] = []
+    forEachLeaf(differingFrom: other) { leaf, count in
+      positions += (0..<count).map { Position(leaf: leaf, index: $0) }
+    }
+    return positions
+  }
+
+  /// This frame with `record` stored in copies of the frames on its key's way, this one at
+  /// `level`: in a leaf, over the record for its key, or in its place; a leaf that grows past
+  /// the limit becomes a branch. Everything else is shared.
+  private static func inserting(
+    _ record: consuming FrameRecord, into frame: Frame, level: Int,
+    isNew: Bool? = nil
+  ) -> Frame {
+    let key = record.key
+    let isNew = isNew ?? (frame.position(of: key) == nil)
+    guard var children = frame.header(\.children) else {
+      let copy = frame.copy(capacity: frame.count + (isNew ? 1 : 0))
+      _ = copy.insert(record)
+      return copy.count > (level == 0 ? leafLimit : bucketLimit) ? split(copy, level: level) : copy
+    }
+    let index = chunk(hash(key), level)
+    children[index] = inserting(
+      record, into: children[index] ?? make(capacity: 0), level: level + 1, isNew: isNew)
+    return branch(children, total: frame.count + (isNew ? 1 : 0))
+  }
+
+  /// A branch at `level` over the records of `leaf`, which has more than a leaf holds.
+  private static func split(_ leaf: Frame, level: Int) -> Frame {
+    var children = [Frame?](repeating: nil, count: 32)
+    leaf.buffer.withUnsafeMutablePointerToElements { records in
+      // Sorted by hash, so each child's records are a run of them.
+      var start = 0
+      while start < leaf.count {
+        let index = chunk(hash(records[start].key), level)
+        var end = start
+        while end < leaf.count, chunk(hash(records[end].key), level) == index { end += 1 }
+        let child = make(capacity: end - start)
+        child.buffer.withUnsafeMutablePointers { header, target in
+          for position in start..<end {
+            (target + position - start).initialize(
+              to: records[position].copy(home: nil, site: true))
+          }
+          header.pointee.count = Int32(end - start)
+        }
+        children[index] = child.count > bucketLimit ? split(child, level: level + 1) : child
+        start = end
+      }
+    }
+    return branch(children, total: leaf.count)
+  }
 
   // MARK: Writing
 
   /// Stores a value for `key` in `frame`: in place if `frame` is the only reference to an
-  /// unfrozen frame with room, else in a copy that replaces it. The record gets a new stamp.
+  /// unfrozen leaf with room, else in a copy that replaces it, with room for one more record
+  /// than it needs, or twice as many when it grows in place; a large frame copies only the
+  /// frames on the key's way. The record gets a new stamp.
   ///
   /// Writing in place over a value drops what the layer above attached to the frame, which may
   /// have been built from it.
   @usableFromInline
   static func write(
-    _ value: consuming StoredValue, key: ObjectIdentifier, name: ValueName,
+    _ value: consuming StoredValue, key: ObjectIdentifier,
     anchor: (any AnyObject & Sendable)?, into frame: inout Frame?
   ) {
     // Taken out, so that this is the only reference if no one else holds the frame.
-    var target = frame.take() ?? make(capacity: 4)
-    var existing = target.position(of: key)
-    if !target.isUnique() || target.isFrozen {
-      // A copy leaves the record written out: it is written after the others.
-      target = target.copy(minimumCapacity: target.count + 1, excluding: existing)
-      existing = nil
-    } else if existing == nil, target.count == target.header(\.capacity) {
-      target = target.copy(minimumCapacity: target.count * 2)
+    var target = frame.take() ?? make(capacity: 1)
+    let isNew = target.stamp(of: key) == nil
+    if target.isBranch || isNew && target.count == leafLimit {
+      let record = FrameRecord(
+        key: key, stamp: newStamp() + 1, anchor: anchor, home: nil, value: value, site: nil)
+      frame = inserting(record, into: target, level: 0)
+      return
     }
-    target.put(value, key: key, name: name, anchor: anchor, at: existing)
+    if !target.isUnique() || target.isFrozen {
+      target = target.copy(capacity: target.count + (isNew ? 1 : 0))
+    } else if isNew, target.count == target.capacity {
+      target = target.copy(capacity: min(leafLimit, max(4, target.count * 2)))
+    }
+    target.assertWritable()
+    let stamp = target.buffer.withUnsafeMutablePointerToHeader { $0.pointee.takeStamp() }
+    let replaced = target.insert(
+      FrameRecord(key: key, stamp: stamp, anchor: anchor, home: nil, value: value, site: nil))
+    // What was built from the value replaced goes with it. Both are released once the frame is
+    // whole again: a value's deinit is code Milieu does not control.
+    if replaced != nil {
+      let dropped = target.takeAttachment()
+      _ = consume replaced
+      dropped?.release()
+    }
     frame = target
   }
 
-  /// Stores a record in this unique, unfrozen frame, at `existing` or after the last one.
-  private func put(
-    _ value: consuming StoredValue, key: ObjectIdentifier, name: ValueName,
-    anchor: (any AnyObject & Sendable)?, at existing: Int?
-  ) {
-    assert(!header(\.isFrozen), "a frozen frame is never written")
-    let stamp = buffer.withUnsafeMutablePointerToHeader { $0.pointee.takeStamp() }
-    var replaced: FrameRecord?
-    var dropped: Unmanaged<AnyObject>?
+  /// The number of records this leaf has room for.
+  var capacity: Int { Int(header(\.capacity)) }
+
+  /// Stores `record` in this unique, unfrozen leaf, which has room for it: over the record for
+  /// its key, which it returns, or in its place by hash.
+  private func insert(_ record: consuming FrameRecord) -> FrameRecord? {
     // Moved into a variable the closure can take it from: a closure cannot consume a capture.
-    var pending = Optional(value)
-    buffer.withUnsafeMutablePointers { header, records in
-      guard let value = pending.take() else { return }
-      let record = FrameRecord(
-        key: key, stamp: stamp, name: name, anchor: anchor, origin: nil, home: nil, value: value)
-      if let existing {
-        replaced = .some((records + existing).move())
-        (records + existing).initialize(to: record)
-      } else {
-        let position = header.pointee.count
-        assert(position < header.pointee.capacity, "a frame holds at most its capacity")
-        (records + position).initialize(to: record)
-        header.pointee.count += 1
-        header.pointee.insert(key, at: position, records: records)
+    var pending = Optional(record)
+    return buffer.withUnsafeMutablePointers { header, records in
+      guard let record = pending.take() else { return nil }
+      let count = Int(header.pointee.count)
+      let (found, insertion) = Self.search(for: record.key, records: records, count: count)
+      if let found {
+        let replaced = (records + found).move()
+        (records + found).initialize(to: record)
+        return replaced
       }
+      precondition(count < header.pointee.capacity, "a frame is written within its capacity")
+      (records + insertion + 1).moveInitialize(from: records + insertion, count: count - insertion)
+      (records + insertion).initialize(to: record)
+      header.pointee.count += 1
+      return nil
     }
-    // What was built from the value replaced goes with it. Both are released once the frame is
-    // whole again: a value's deinit is code Milieu does not control.
-    if existing != nil { dropped = takeAttachment() }
-    _ = consume replaced
-    dropped?.release()
   }
 
-  /// A copy of this own frame, unfrozen and unshared, with room for `minimumCapacity` records
-  /// (four at least). Its records are homed in it; it takes new stamps for what is written to it.
-  func copy(minimumCapacity: Int, excluding excluded: Int? = nil) -> Frame {
-    let copy = Frame.make(capacity: max(4, minimumCapacity, count))
+  /// A copy of this frame's records that `isKept` keeps, unfrozen and unshared, with room for
+  /// `capacity` records in a leaf, or a trie if they are more: they keep their homes, stamps and
+  /// sites, and it takes new stamps for what is written to it.
+  func copy(capacity: Int, keeping isKept: (ObjectIdentifier) -> Bool = { _ in true }) -> Frame {
+    guard !isBranch else {
+      var copy = Frame.make(capacity: 0)
+      for position in positions where isKept(withRecord(at: position) { $0.pointee.key }) {
+        copy = Self.inserting(record(at: position, keepsSite: true), into: copy, level: 0)
+      }
+      return copy
+    }
+    let copy = Frame.make(capacity: max(capacity, count))
     copy.buffer.withUnsafeMutablePointers { header, records in
-      header.pointee.copiedFrom = identity
-      buffer.withUnsafeMutablePointers { sourceHeader, source in
-        for position in 0..<count where position != excluded {
-          let end = header.pointee.count
-          (records + end).initialize(
-            to: Self.copy(position, of: sourceHeader, records: source, home: nil))
+      buffer.withUnsafeMutablePointerToElements { source in
+        for position in 0..<count where isKept(source[position].key) {
+          (records + Int(header.pointee.count)).initialize(
+            to: source[position].copy(home: source[position].home, site: true))
           header.pointee.count += 1
-          header.pointee.insert(source[position].key, at: end, records: records)
         }
       }
     }
     return copy
   }
 
-  /// Records where the records of this unique, unfrozen frame that `isStamped` picks (by key
-  /// and stamp) were written.
-  func stampOrigins(
-    _ origin: EnvironmentOrigin, where isStamped: (ObjectIdentifier, UInt64) -> Bool
+  /// The frame a child's values are written to while its closure runs: this thread's, which
+  /// ``settled()`` empties into a frame of their size and gives back, or a new one.
+  static func scratch() -> Frame {
+    if let buffer = scratchSlot.take(as: FrameBuffer.self) { return Frame(buffer: buffer) }
+    let scratch = make(capacity: 8)
+    scratch.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags = .scratch }
+    return scratch
+  }
+
+  /// This thread's scratch frame, when no closure writes to it.
+  private static let scratchSlot = ThreadSlot(owning: true)
+
+  /// This unique frame's records in a frame of their number, or `nil` if it has none, when this
+  /// is a scratch frame nothing was attached to, which goes back to its thread; else this frame
+  /// itself.
+  consuming func settled() -> Frame? {
+    guard header(\.flags) == .scratch, attachment == nil else { return self }
+    defer { Self.scratchSlot.give(buffer) }
+    guard count > 0 else { return nil }
+    let settled = Frame.make(capacity: count)
+    settled.buffer.withUnsafeMutablePointers { header, records in
+      buffer.withUnsafeMutablePointers { scratchHeader, scratch in
+        records.moveInitialize(from: scratch, count: Int(scratchHeader.pointee.count))
+        header.pointee.count = scratchHeader.pointee.count
+        scratchHeader.pointee.count = 0
+      }
+    }
+    return settled
+  }
+
+  /// Records where the records of this unique, unfrozen frame that `isWritten` picks (by key
+  /// and stamp) were written, among those it does not share with `seen`: in a trie made from
+  /// `seen`, the records written are in the leaves the two do not share.
+  mutating func stampSites(
+    fileID: String, line: UInt, sharingWith seen: Frame? = nil,
+    where isWritten: (ObjectIdentifier, UInt64) -> Bool
   ) {
-    assert(!header(\.isFrozen), "a frozen frame is never written")
-    buffer.withUnsafeMutablePointers { header, records in
-      for position in 0..<header.pointee.count
-      where isStamped(records[position].key, records[position].stamp) {
-        records[position].origin = origin
+    assertWritable()
+    let site = WriteSite(fileID: fileID, line: line)
+    forEachLeaf(differingFrom: seen) { leaf, count in
+      leaf._withUnsafeGuaranteedRef {
+        $0.withUnsafeMutablePointerToElements { records in
+          for position in 0..<count
+          where isWritten(records[position].key, records[position].stamp) {
+            records[position].site = site
+          }
+        }
       }
     }
   }
 
-  /// Records where the records of this unique, unfrozen frame stamped `first` or later were
-  /// written: once, for the frame's own writes, when no record copied from elsewhere is among
-  /// them.
-  func stampOrigins(_ origin: EnvironmentOrigin, since first: UInt64) {
-    assert(!header(\.isFrozen), "a frozen frame is never written")
-    buffer.withUnsafeMutablePointers { header, records in
-      let own = header.pointee.firstStamp
-      if own != 0, first <= own, first == own || header.pointee.copiedFrom == nil {
-        header.pointee.origin = origin
-        return
-      }
-      for position in 0..<header.pointee.count where records[position].stamp >= first {
-        records[position].origin = origin
+  /// Makes this unique frame a node's own frame, which never changes again: `depth` and `name`
+  /// are the node's.
+  mutating func freeze(depth: UInt32, nodeName: String?) {
+    assertWritable()
+    buffer.withUnsafeMutablePointerToHeader { header in
+      header.pointee.depth = depth
+      header.pointee.nodeName = nodeName
+      header.pointee.flags.insert(.frozen)
+    }
+  }
+
+  /// Whether this frame can no longer change.
+  var isFrozen: Bool { header(\.flags).contains(.frozen) }
+
+  /// Checks, in debug builds, that this frame may be changed in place.
+  private mutating func assertWritable() {
+    assert(!isFrozen, "a frozen frame is never written")
+    assert(isUnique(), "a frame is written only while one reference holds it")
+  }
+
+  /// A frozen copy of this own frame for the same node without the records of `removed`: the
+  /// same stamps and sites, but nothing attached, what a node holds in place of a frame whose
+  /// attachment a write outdated; `nil` if no record is left.
+  func reissued(removing removed: Set<ObjectIdentifier> = []) -> Frame? {
+    guard infos.contains(where: { !removed.contains($0.key) }) else { return nil }
+    var reissued = copy(capacity: 0) { !removed.contains($0) }
+    reissued.freeze(depth: depth, nodeName: header(\.nodeName))
+    return reissued
+  }
+
+  /// The records of `written` whose stamps `seen` does not have for their keys (the writes of an
+  /// update that started from `seen`) laid over those of `frame`: a new, unfrozen frame.
+  static func merged(_ frame: Frame?, with written: Frame, over seen: Frame?) -> Frame {
+    var merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
+    for position in written.positions(differingFrom: seen) {
+      let (key, stamp) = written.withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
+      guard seen?.stamp(of: key) != stamp else { continue }
+      let record = written.record(at: position, keepsSite: true)
+      if merged.isBranch || merged.count == merged.capacity && merged.position(of: key) == nil {
+        merged = inserting(record, into: merged, level: 0)
+      } else {
+        _ = merged.insert(record)
       }
     }
+    return merged
   }
 
   /// The writes that replacing own frame `old` with `new` replaces, each with the stamp a read
@@ -330,171 +584,77 @@ struct Frame: @unchecked Sendable {
       Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
     }
     var replaced: Set<Stamped> = []
-    for info in old?.infos ?? [] where new?.stamp(of: info.key) != info.stamp {
-      replaced.insert(before(info.key))
+    for position in old?.positions(differingFrom: new) ?? [] {
+      let info = old.unsafelyUnwrapped.info(at: position)
+      if new?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
     }
-    for info in new?.infos ?? [] where old?.stamp(of: info.key) != info.stamp {
-      replaced.insert(before(info.key))
+    for position in new?.positions(differingFrom: old) ?? [] {
+      let info = new.unsafelyUnwrapped.info(at: position)
+      if old?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
     }
     return replaced
   }
 
-  /// The stamp of the record for `key`, if this frame has one.
-  func stamp(of key: ObjectIdentifier) -> UInt64? {
-    buffer.withUnsafeMutablePointers { header, records in
-      Self.position(of: key, header: header, records: records).map { records[$0].stamp }
-    }
-  }
-
-  /// What is attached to the own frame that holds the record for `key`, if this frame has the
-  /// record and that frame an attachment; found with no reference counted but the result's.
-  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    buffer.withUnsafeMutablePointers { header, records -> AnyObject? in
-      guard let position = Self.position(of: key, header: header, records: records) else {
-        return nil
+  /// The frozen view of `top`, a node's own frame, laid over `base`, the view it inherits: the
+  /// two merged into one leaf, or, when that would be larger than a leaf, `top`'s records
+  /// stored in `base`'s trie, which shares every frame of `base` that they do not reach.
+  static func view(of top: Frame, over base: Frame?) -> Frame {
+    let (topCount, baseCount) = (top.count, base?.count ?? 0)
+    let home = Unmanaged.passUnretained(top.buffer)
+    var view: Frame
+    if topCount + baseCount > leafLimit || top.isBranch || base?.isBranch == true {
+      view = base ?? make(capacity: 0)
+      for position in top.positions {
+        WorkCount.add()
+        view = inserting(
+          top.record(at: position, home: home, keepsSite: false), into: view, level: 0)
       }
-      guard let home = records[position].home else { return attachment }
-      return home._withUnsafeGuaranteedRef { Frame(buffer: $0).attachment }
-    }
-  }
-
-  /// The first stamp this frame gave a write, 0 if none: what it copied from elsewhere is older.
-  var firstStamp: UInt64 { header(\.firstStamp) }
-
-  /// Whether this frame was copied from the frame with this identity.
-  func isCopy(of identity: ObjectIdentifier) -> Bool { header(\.copiedFrom) == identity }
-
-  /// Whether this frame was copied from another.
-  var isCopy: Bool { header(\.copiedFrom) != nil }
-
-  /// The stamps of the records written to this frame since it was made, with their keys.
-  var newWrites: [Stamped] {
-    buffer.withUnsafeMutablePointers { header, records in
-      let first = header.pointee.firstStamp
-      guard first != 0 else { return [] }
-      return (0..<header.pointee.count).compactMap { position in
-        records[position].stamp >= first
-          ? Stamped(key: records[position].key, stamp: records[position].stamp) : nil
-      }
-    }
-  }
-
-  /// The records of `other` for `keys` stored over those of `frame`: a new, unfrozen frame.
-  static func merged(_ frame: Frame?, with other: Frame, keys: Set<ObjectIdentifier>) -> Frame {
-    let merged =
-      frame.map { $0.copy(minimumCapacity: $0.count + other.count) } ?? make(capacity: keys.count)
-    merged.buffer.withUnsafeMutablePointers { header, records in
-      other.buffer.withUnsafeMutablePointers { sourceHeader, source in
-        for position in 0..<other.count where keys.contains(source[position].key) {
-          Self.put(
-            Self.copy(position, of: sourceHeader, records: source, home: nil),
-            header: header, records: records)
-        }
-      }
-    }
-    return merged
-  }
-
-  /// Stores `record` in the unfrozen frame of `header` and `records`, in place of the record
-  /// for its key if there is one, else after the last; the frame has room for it.
-  private static func put(
-    _ record: consuming FrameRecord, header: UnsafeMutablePointer<FrameHeader>,
-    records: UnsafeMutablePointer<FrameRecord>
-  ) {
-    let key = record.key
-    if let existing = position(of: key, header: header, records: records) {
-      records[existing] = record
-      return
-    }
-    let end = header.pointee.count
-    assert(end < header.pointee.capacity, "a frame is written within its capacity")
-    (records + end).initialize(to: record)
-    header.pointee.count += 1
-    header.pointee.insert(key, at: end, records: records)
-  }
-
-  /// Makes this frame a node's own frame, which never changes again: `depth` is the node's.
-  func freeze(depth: UInt32) {
-    buffer.withUnsafeMutablePointerToHeader { header in
-      header.pointee.depth = depth
-      header.pointee.isFrozen = true
-    }
-  }
-
-  /// Whether this frame can no longer change.
-  var isFrozen: Bool { header(\.isFrozen) }
-
-  /// A frozen copy of this own frame for the same node: the same records, stamps and origins, but
-  /// nothing attached: what a node holds in place of a frame whose attachment a write outdated.
-  func reissued() -> Frame {
-    let reissued = copy(minimumCapacity: count)
-    reissued.freeze(depth: depth)
-    return reissued
-  }
-
-  /// This own frame without the records of `keys`, frozen for the same node; `nil` if none is left.
-  func removing(_ keys: Set<ObjectIdentifier>) -> Frame? {
-    let kept = (0..<count).filter { !keys.contains(info(at: $0).key) }
-    guard !kept.isEmpty else { return nil }
-    let frame = Frame.make(capacity: kept.count)
-    frame.buffer.withUnsafeMutablePointers { header, records in
-      buffer.withUnsafeMutablePointers { sourceHeader, source in
-        for (position, sourcePosition) in kept.enumerated() {
-          (records + position).initialize(
-            to: Self.copy(sourcePosition, of: sourceHeader, records: source, home: nil))
-          header.pointee.insert(source[sourcePosition].key, at: position, records: records)
-        }
-        header.pointee.count = kept.count
-      }
-    }
-    frame.freeze(depth: depth)
-    return frame
-  }
-
-  /// The frozen view of `top`, a node's own frame, laid over `base`, the view it inherits;
-  /// `owner` is the node whose view it is.
-  static func view(of top: Frame, over base: Frame?, owner: UInt) -> Frame {
-    let baseCount = base?.count ?? 0
-    let view = make(capacity: baseCount + top.count)
-    view.buffer.withUnsafeMutablePointers { header, records in
-      if let base {
-        base.buffer.withUnsafeMutablePointers { sourceHeader, source in
-          for position in 0..<baseCount {
-            (records + position).initialize(
-              to: Self.copy(
-                position, of: sourceHeader, records: source, home: source[position].home))
-            header.pointee.insert(source[position].key, at: position, records: records)
+    } else {
+      view = make(capacity: topCount + baseCount)
+      view.buffer.withUnsafeMutablePointers { header, records in
+        top.buffer.withUnsafeMutablePointerToElements { upper in
+          (base ?? nothing).buffer.withUnsafeMutablePointerToElements { lower in
+            // Both sorted by hash: merge them, the top's record winning for a key both hold.
+            var (next, nextBelow, count) = (0, 0, 0)
+            while next < topCount || nextBelow < baseCount {
+              WorkCount.add()
+              let above = next < topCount ? Self.hash(upper[next].key) : .max
+              let below = nextBelow < baseCount ? Self.hash(lower[nextBelow].key) : .max
+              if above <= below {
+                (records + count).initialize(to: upper[next].copy(home: home, site: false))
+                next += 1
+                if above == below { nextBelow += 1 }
+              } else {
+                (records + count).initialize(
+                  to: lower[nextBelow].copy(home: lower[nextBelow].home, site: false))
+                nextBelow += 1
+              }
+              count += 1
+            }
+            header.pointee.count = Int32(count)
           }
         }
       }
-      header.pointee.count = baseCount
-      let home = Unmanaged.passUnretained(top.buffer)
-      top.buffer.withUnsafeMutablePointers { sourceHeader, source in
-        for position in 0..<top.count {
-          Self.put(
-            Self.copy(position, of: sourceHeader, records: source, home: home),
-            header: header, records: records)
-        }
-      }
+    }
+    view.buffer.withUnsafeMutablePointerToHeader { header in
       header.pointee.top = top
-      header.pointee.topIdentity = top.identity
       header.pointee.base = base
-      header.pointee.owner = owner
-      header.pointee.aboveOwner = base.map { owners(of: $0.buffer).owner } ?? 0
-      header.pointee.isFrozen = true
+      header.pointee.flags.formUnion([.frozen, .view])
     }
     return view
   }
 
   // MARK: Attachment
 
-  /// Runs `body` with the attachment's word as an atomic.
+  /// Runs `body` with a word of the header as an atomic.
   ///
   /// The word is a plain stored property of the header, which `ManagedBuffer` requires to be
   /// copyable; its memory is rebound to `Atomic<UInt>`, which has the same layout, for the call.
-  private func withAttachmentWord<Result>(_ body: (borrowing Atomic<UInt>) -> Result) -> Result {
+  private func withAtomicWord<Result>(
+    at offset: Int, _ body: (borrowing Atomic<UInt>) -> Result
+  ) -> Result {
     buffer.withUnsafeMutablePointerToHeader { header in
-      (UnsafeMutableRawPointer(header) + FrameHeader.attachmentOffset).withMemoryRebound(
+      (UnsafeMutableRawPointer(header) + offset).withMemoryRebound(
         to: Atomic<UInt>.self, capacity: 1
       ) { body($0.pointee) }
     }
@@ -502,33 +662,19 @@ struct Frame: @unchecked Sendable {
 
   /// Takes the attachment out; called on a frame no other thread can see.
   fileprivate func takeAttachment() -> Unmanaged<AnyObject>? {
-    let word = withAttachmentWord { $0.exchange(0, ordering: .acquiringAndReleasing) }
-    return UnsafeRawPointer(bitPattern: word).map { Unmanaged<AnyObject>.fromOpaque($0) }
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.takeReference() }
   }
 
   /// What the layer above keeps with this frame (derived values use it for the values built
   /// from its writes), set at most once while the frame lives.
   var attachment: AnyObject? {
-    withAttachmentWord { word in
-      UnsafeRawPointer(bitPattern: word.load(ordering: .acquiring)).map {
-        Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue()
-      }
-    }
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.loadReference(as: AnyObject.self) }
   }
 
   /// Attaches `object` unless something is attached already; returns what is attached.
   @discardableResult
   func attach(_ object: AnyObject) -> AnyObject {
-    let retained = Unmanaged.passRetained(object)
-    let original = withAttachmentWord { word in
-      word.compareExchange(
-        expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
-        ordering: .acquiringAndReleasing
-      ).original
-    }
-    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return object }
-    retained.release()
-    return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.storeReferenceIfNil(object) }
   }
 
   // MARK: Stamps
@@ -536,10 +682,23 @@ struct Frame: @unchecked Sendable {
   /// The process-wide source of stamps, taken in blocks of `FrameHeader.stampBlock`.
   fileprivate static let stamps = Atomic<UInt64>(0)
 
-  /// A stamp for something that is not a record (a derived value's build): never reused, and
-  /// never a record's.
+  /// A stamp for something that is not a record (a derived value's build, a frame's id): never
+  /// reused, and never a record's.
   static func newStamp() -> UInt64 {
     stamps.add(FrameHeader.stampBlock, ordering: .relaxed).newValue
+  }
+
+  /// A number no other frame has had or will have, drawn when first asked for: a frame's
+  /// identity that outlives it.
+  var id: UInt64 {
+    let id = withAtomicWord(at: FrameHeader.idOffset) { $0.load(ordering: .relaxed) }
+    if id != 0 { return UInt64(id) }
+    let drawn = UInt(Self.newStamp())
+    return UInt64(
+      withAtomicWord(at: FrameHeader.idOffset) {
+        $0.compareExchange(expected: 0, desired: drawn, ordering: .relaxed).exchanged
+          ? drawn : $0.load(ordering: .relaxed)
+      })
   }
 }
 
@@ -555,7 +714,10 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
   deinit {
     LockAudit.assertNoneHeld("a frame of values is released")
     withUnsafeMutablePointers { header, records in
-      _ = records.deinitialize(count: header.pointee.count)
+      // One at a time, so that each record's teardown is inlined: a plain value's needs no call.
+      // A branch has no records: its children go with its header.
+      guard !header.pointee.flags.contains(.branch) else { return }
+      for position in 0..<Int(header.pointee.count) { (records + position).deinitialize(count: 1) }
     }
     Frame(buffer: self).takeAttachment()?.release()
     // A view holds the view below it, and that one the next: release the chain one frame at a
@@ -581,16 +743,32 @@ protocol FrameAttachment: AnyObject, Sendable {
   /// locks: whatever it looked at that may hold the last reference to a value goes in
   /// `released`, which the caller releases once no lock is held.
   func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)?
+
+  /// Takes in what `other`, meant for the same frame, keeps that this one does not: a frame
+  /// that was given one before the write that installs it carried another.
+  func absorb(_ other: any FrameAttachment)
 }
 
 /// The fields of a record that diagnostics and the layers above read, copied out of the frame.
 struct RecordInfo {
   let key: ObjectIdentifier
-  let name: ValueName
   let stamp: UInt64
   let origin: EnvironmentOrigin?
-  /// What keeps the key's identity alive: an entry or a derived value's declaration.
+  /// What keeps the key's identity alive: an entry or a derived value's declaration; `nil` for a
+  /// key type, which is the key itself.
   let anchor: (any AnyObject & Sendable)?
+
+  /// The name diagnostics show: the accessor its entry or declaration was written through, or
+  /// the key type's name.
+  var name: String {
+    if let named = anchor as? any NamedKey { return named.accessorName ?? "\(type(of: named))" }
+    return String(describing: unsafeBitCast(key, to: Any.Type.self))
+  }
+}
+
+/// A key object that learns the name of the accessor code reads and writes it through.
+protocol NamedKey: AnyObject {
+  var accessorName: String? { get }
 }
 
 /// A frame's header.
@@ -599,261 +777,194 @@ struct FrameHeader {
   /// How many stamps a frame takes from the process-wide counter at a time.
   static let stampBlock: UInt64 = 64
 
-  @usableFromInline var count = 0
-  @usableFromInline let capacity: Int
-  /// One bit per key hash, set for every key stored: most lookups of an absent key end here.
-  @usableFromInline var filter: UInt64 = 0
-  /// Positions plus one by key hash, with linear probing; 0 is an empty place. Empty while the
-  /// frame holds no more than `Frame.scanLimit` records.
-  @usableFromInline var index: [UInt32] = []
-  /// The next stamp this frame gives a write, and the end of its block.
-  var nextStamp: UInt64 = 0
-  var stampLimit: UInt64 = 0
-  /// The first stamp this frame gave, 0 if none: what it copied from elsewhere is older.
-  var firstStamp: UInt64 = 0
-  /// The frame this one was copied from: compared, never followed.
-  var copiedFrom: ObjectIdentifier?
-  /// Where the writes made to this frame were written, for those of its records (stamped
-  /// `firstStamp` or later) that carry no origin of their own.
-  var origin: EnvironmentOrigin?
+  /// The records of a leaf; `Int32.max` for a branch, so that a search of a few records in place
+  /// is never tried on one.
+  @usableFromInline var count: Int32 = 0
+  @usableFromInline let capacity: Int32
+  /// For a branch, the records of the trie below it.
+  var total: Int32 = 0
+  @usableFromInline var flags: Flags = []
+  /// The depth of the node that owns the frame.
   var depth: UInt32 = .max
-  var isFrozen = false
-  var isNothing = false
-  /// The attachment's address, retained, accessed only atomically: see
-  /// `Frame.withAttachmentWord(_:)`.
+  /// The next stamp this frame gives a write; a multiple of the block size when it has none
+  /// left.
+  var nextStamp: UInt64 = 0
+  /// The frame's id, 0 until asked for, accessed only atomically: see `Frame.id`.
+  fileprivate var idWord: UInt = 0
+  /// The attachment's address, retained, accessed only atomically.
   fileprivate var attachmentWord: UInt = 0
+  /// For a node's own frame, the node's name: where its records' origins were written.
+  var nodeName: String?
+  /// For a view, the own frame it lays over `base`, and the view below: it keeps both alive.
   var top: Frame?
-  /// The identity of `top`, to compare without retaining it.
-  var topIdentity: ObjectIdentifier?
   var base: Frame?
-  /// The addresses of the node whose view this is and of the node whose view it is laid over,
-  /// 0 for none: compared and followed by the nodes below them only.
-  var owner: UInt = 0
-  var aboveOwner: UInt = 0
+  /// For a branch, its 32 children, one for each value of five bits of a key's hash.
+  var children: [Frame?]?
 
-  init(capacity: Int) {
+  init(capacity: Int32) {
     self.capacity = capacity
+  }
+
+  @usableFromInline
+  struct Flags: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt32
+    @usableFromInline init(rawValue: UInt32) { self.rawValue = rawValue }
+    static let frozen = Flags(rawValue: 1)
+    static let view = Flags(rawValue: 2)
+    static let nothing = Flags(rawValue: 4)
+    static let scratch = Flags(rawValue: 8)
+    static let branch = Flags(rawValue: 16)
   }
 
   /// A new stamp for a write to this frame.
   mutating func takeStamp() -> UInt64 {
-    if nextStamp == stampLimit {
-      stampLimit = Frame.stamps.add(Self.stampBlock, ordering: .relaxed).newValue
-      nextStamp = stampLimit - Self.stampBlock + 1
-      if firstStamp == 0 { firstStamp = nextStamp }
-    }
+    if nextStamp % Self.stampBlock == 0 { nextStamp = Frame.newStamp() + 1 }
     defer { nextStamp += 1 }
     return nextStamp
   }
 
-  /// Indexes `key`, stored at `position`; rebuilds the index when it grows.
-  mutating func insert(
-    _ key: ObjectIdentifier, at position: Int, records: UnsafeMutablePointer<FrameRecord>
-  ) {
-    let hash = Frame.hash(key)
-    filter |= 1 &<< (hash &>> 58)
-    let count = max(self.count, position + 1)
-    guard count > Frame.scanLimit else { return }
-    if index.count < count * 2 {
-      index = Array(repeating: 0, count: max(32, (count * 2).nextPowerOf2))
-      WorkCount.add(count)
-      for indexed in 0..<count { place(records[indexed].key, at: indexed) }
-    } else {
-      place(key, at: position)
-    }
-  }
-
-  private mutating func place(_ key: ObjectIdentifier, at position: Int) {
-    let mask = index.count - 1
-    var slot = Int(truncatingIfNeeded: Frame.hash(key) &>> 32) & mask
-    while index[slot] != 0 { slot = (slot + 1) & mask }
-    index[slot] = UInt32(position + 1)
-  }
-
-  /// The offset of the attachment's word in the header.
-  fileprivate static let attachmentOffset =
+  /// The offsets of the words accessed atomically: computed, not stored, so that no lazy
+  /// global is checked on every access; the optimizer folds them to constants.
+  fileprivate static var attachmentOffset: Int {
     MemoryLayout<FrameHeader>.offset(of: \FrameHeader.attachmentWord).unsafelyUnwrapped
-}
-
-extension Int {
-  fileprivate var nextPowerOf2: Int {
-    self <= 1 ? 1 : 1 << (Int.bitWidth - (self - 1).leadingZeroBitCount)
+  }
+  fileprivate static var idOffset: Int {
+    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.idWord).unsafelyUnwrapped
   }
 }
 
-/// One stored value with what diagnostics need to know about it. Never copied bitwise out of
-/// its frame: it is noncopyable, and `copy(home:)` copies its value.
+/// Where a value was written to a node: the file and line. The node's name is its frame's.
+@usableFromInline
+struct WriteSite: Sendable {
+  let fileID: String
+  let line: UInt
+}
+
+/// One stored value: its key, the stamp of the write that stored it, and where it was written.
+/// Never copied bitwise out of its frame: it is noncopyable, and `copy(home:site:)` copies its
+/// value.
 @frozen @usableFromInline
 struct FrameRecord: ~Copyable {
   /// The identity of the entry or key type the value is stored for.
   @usableFromInline let key: ObjectIdentifier
   /// The write that stored the value: records with equal keys and stamps hold one value.
   @usableFromInline var stamp: UInt64
-  var name: ValueName
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
-  var anchor: (any AnyObject & Sendable)?
-  /// Where the value was set, once a node stamped it.
-  var origin: EnvironmentOrigin?
+  @usableFromInline var anchor: (any AnyObject & Sendable)?
   /// The own frame that holds the write, unretained; `nil` in that frame itself.
-  var home: Unmanaged<FrameBuffer>?
+  @usableFromInline var home: Unmanaged<FrameBuffer>?
   @usableFromInline let value: StoredValue
+  /// Where the value was written, once a node took it; only an own frame's records have one.
+  @usableFromInline var site: WriteSite?
 
   init(
-    key: ObjectIdentifier, stamp: UInt64, name: ValueName, anchor: (any AnyObject & Sendable)?,
-    origin: EnvironmentOrigin?, home: Unmanaged<FrameBuffer>?, value: consuming StoredValue
+    key: ObjectIdentifier, stamp: UInt64, anchor: (any AnyObject & Sendable)?,
+    home: Unmanaged<FrameBuffer>?, value: consuming StoredValue, site: WriteSite?
   ) {
     self.key = key
     self.stamp = stamp
-    self.name = name
     self.anchor = anchor
-    self.origin = origin
     self.home = home
     self.value = value
+    self.site = site
   }
 
-  /// A copy with the given home and origin.
-  func copy(home: Unmanaged<FrameBuffer>?, origin: EnvironmentOrigin?) -> FrameRecord {
-    FrameRecord(
-      key: key, stamp: stamp, name: name, anchor: anchor, origin: origin, home: home,
-      value: value.copy())
+  /// A copy homed in `home`, with this record's site or none.
+  func copy(home: Unmanaged<FrameBuffer>?, site keepsSite: Bool) -> FrameRecord {
+    WorkCount.add()
+    return FrameRecord(
+      key: key, stamp: stamp, anchor: anchor, home: home, value: value.copy(),
+      site: keepsSite ? site : nil)
   }
 }
 
-/// A value of any `Sendable` type in three words: in place when it fits and can be moved by
-/// copying its bytes, else in a ``ValueBox`` whose reference is the first word. Noncopyable, so
-/// that its bytes are never duplicated without `copy()`, which copies the value.
+/// A value of any `Sendable` type, laid out as an `any Sendable` existential container holds it:
+/// three words in which a value that fits is stored in place and a larger one is a box, then
+/// the type's metadata. Bit 0 of the metadata word marks a plain value, whose bits are copied as
+/// they are and which needs no teardown. Noncopyable, so that its bytes are never duplicated
+/// without `copy()`.
 @frozen @usableFromInline
 struct StoredValue: ~Copyable, @unchecked Sendable {
   // @unchecked: it holds a value of a `Sendable` type, which its initializer requires, in bits
-  // the type cannot see; it is never changed but through `inout` access.
-  @usableFromInline typealias Bits = (UInt, UInt, UInt)
+  // the type cannot see.
+  @usableFromInline typealias Container = (UInt, UInt, UInt, UInt)
 
-  @usableFromInline var bits: Bits
-  @usableFromInline let witness: any ValueWitness.Type
+  @usableFromInline var container: Container
 
-  /// Whether a value of type `Value` is stored in place: the same rule an existential's buffer
-  /// follows.
+  @usableFromInline
+  init(container: Container) {
+    self.container = container
+  }
+
+  /// Whether a value of type `Value` is stored in place: the rule an existential follows.
   @inlinable @inline(__always)
   static func isInline<Value>(_: Value.Type) -> Bool {
-    MemoryLayout<Value>.size <= MemoryLayout<Bits>.size
+    MemoryLayout<Value>.size <= 3 * MemoryLayout<UInt>.size
       && MemoryLayout<Value>.alignment <= MemoryLayout<UInt>.alignment
       && _isBitwiseTakable(Value.self)
   }
 
-  /// Inlinable, so that a write in the caller's module moves the value in with its type known.
+  /// Inlinable, so that a write in the caller's module stores the value with its type known.
   @inlinable
   init<Value: Sendable>(_ value: consuming Value) {
-    if Self.isInline(Value.self) {
-      bits = InlineWitness<Value>.bits(holding: value)
-      witness = InlineWitness<Value>.self
-    } else {
-      bits = (UInt(bitPattern: Unmanaged.passRetained(ValueBox(value)).toOpaque()), 0, 0)
-      witness = BoxedWitness<Value>.self
+    // Moved into a variable the closure can take it from: a closure cannot consume a capture.
+    var pending = Optional(value)
+    container = (0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &container) { bytes in
+      let address = bytes.baseAddress.unsafelyUnwrapped
+      guard let value = pending.take() else { return }
+      if _isPOD(Value.self), Self.isInline(Value.self) {
+        address.initializeMemory(as: Value.self, to: value)
+        address.storeBytes(
+          of: UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: Int.self)) | 1,
+          toByteOffset: 3 * MemoryLayout<UInt>.size, as: UInt.self)
+      } else {
+        address.initializeMemory(as: (any Sendable).self, to: value)
+      }
     }
   }
 
-  init(bits: Bits, witness: any ValueWitness.Type) {
-    self.bits = bits
-    self.witness = witness
-  }
-
+  @inlinable
   deinit {
-    witness.destroy(bits)
+    guard container.3 & 1 == 0 else { return }
+    var container = container
+    withUnsafeMutableBytes(of: &container) {
+      $0.baseAddress.unsafelyUnwrapped.withMemoryRebound(to: (any Sendable).self, capacity: 1) {
+        _ = $0.deinitialize(count: 1)
+      }
+    }
   }
 
   /// The value, which must be of type `Value`: the key's type fixes it.
   @inlinable @inline(__always)
   func load<Value: Sendable>(as _: Value.Type) -> Value {
-    if Self.isInline(Value.self) {
-      return withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+    withUnsafeBytes(of: container) { bytes in
+      if Self.isInline(Value.self) { return bytes.load(as: Value.self) }
+      // A box: its header, then the value, aligned.
+      let box = UnsafeRawPointer(bitPattern: bytes.load(as: UInt.self)).unsafelyUnwrapped
+      let alignment = MemoryLayout<Value>.alignment
+      return (box + ((2 * MemoryLayout<UInt>.size + alignment - 1) & ~(alignment - 1))).load(
+        as: Value.self)
     }
-    return Unmanaged<ValueBox<Value>>.fromOpaque(
-      UnsafeRawPointer(bitPattern: bits.0).unsafelyUnwrapped
-    )._withUnsafeGuaranteedRef { $0.value }
   }
 
   /// A second, independent copy of the value.
   func copy() -> StoredValue {
-    StoredValue(bits: witness.copy(bits), witness: witness)
+    guard container.3 & 1 == 0 else { return StoredValue(container: container) }
+    var copy = StoredValue(container: (0, 0, 0, 0))
+    withUnsafeMutableBytes(of: &copy.container) { target in
+      withUnsafeBytes(of: container) { source in
+        _ = target.baseAddress.unsafelyUnwrapped.initializeMemory(
+          as: (any Sendable).self, to: source.load(as: (any Sendable).self))
+      }
+    }
+    return copy
   }
 
   /// The value, type-erased.
-  var anyValue: any Sendable { witness.value(of: bits) }
-}
-
-/// How to copy, destroy and read a value stored in a ``StoredValue`` by its type.
-@usableFromInline
-protocol ValueWitness {
-  static func copy(_ bits: StoredValue.Bits) -> StoredValue.Bits
-  static func destroy(_ bits: StoredValue.Bits)
-  static func value(of bits: StoredValue.Bits) -> any Sendable
-}
-
-/// The witness of a value stored in place.
-@usableFromInline
-enum InlineWitness<Value: Sendable>: ValueWitness {
-  @inlinable
-  static func bits(holding value: Value) -> StoredValue.Bits {
-    var bits: StoredValue.Bits = (0, 0, 0)
-    withUnsafeMutableBytes(of: &bits) {
-      _ = $0.baseAddress.unsafelyUnwrapped.initializeMemory(as: Value.self, to: value)
-    }
-    return bits
-  }
-
-  @usableFromInline
-  static func copy(_ bits: StoredValue.Bits) -> StoredValue.Bits {
-    if _isPOD(Value.self) { return bits }
-    return Self.bits(holding: withUnsafeBytes(of: bits) { $0.load(as: Value.self) })
-  }
-
-  @usableFromInline
-  static func destroy(_ bits: StoredValue.Bits) {
-    if _isPOD(Value.self) { return }
-    var owned = bits
-    _ = withUnsafeMutableBytes(of: &owned) {
-      $0.baseAddress.unsafelyUnwrapped.bindMemory(to: Value.self, capacity: 1)
-        .deinitialize(count: 1)
-    }
-  }
-
-  @usableFromInline
-  static func value(of bits: StoredValue.Bits) -> any Sendable {
-    withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-  }
-}
-
-/// The witness of a value stored in a box.
-@usableFromInline
-enum BoxedWitness<Value: Sendable>: ValueWitness {
-  @usableFromInline
-  static func copy(_ bits: StoredValue.Bits) -> StoredValue.Bits {
-    _ = box(bits).retain()
-    return bits
-  }
-
-  @usableFromInline
-  static func destroy(_ bits: StoredValue.Bits) {
-    box(bits).release()
-  }
-
-  @usableFromInline
-  static func value(of bits: StoredValue.Bits) -> any Sendable {
-    box(bits).takeUnretainedValue().value
-  }
-
-  private static func box(_ bits: StoredValue.Bits) -> Unmanaged<ValueBox<Value>> {
-    Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits.0).unsafelyUnwrapped)
-  }
-}
-
-/// A value too large to store in place.
-@usableFromInline
-final class ValueBox<Value: Sendable>: Sendable {
-  @usableFromInline let value: Value
-
-  @usableFromInline
-  init(_ value: consuming Value) {
-    self.value = value
+  var anyValue: any Sendable {
+    var container = container
+    container.3 &= ~1
+    return withUnsafeBytes(of: container) { $0.load(as: (any Sendable).self) }
   }
 }

@@ -64,9 +64,17 @@ package final class Resolution<Answer: Sendable & Equatable & CustomStringConver
   }
 
   deinit {
-    if phase.load(ordering: .acquiring) != ResolutionPhase.delivered {
-      completion(.dropped(.unanswered))
-    }
+    if phase.load(ordering: .acquiring) != ResolutionPhase.delivered { resolveUnanswered() }
+  }
+
+  /// Delivers the outcome of a resolution that goes away unresolved.
+  ///
+  /// Out of line because a generic class runs its `deinit` unspecialized: an outcome made in the
+  /// `deinit` itself had its space reserved on entry, which looked up the outcome type's
+  /// metadata every time a resolution was freed, resolved or not.
+  @inline(never)
+  private func resolveUnanswered() {
+    completion(.dropped(.unanswered))
   }
 }
 
@@ -90,34 +98,62 @@ extension Resolution {
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let resolution = Resolution { continuation.resume(returning: $0) }
-        box.set(resolution)
+        let isCancelled = !box.set(resolution)
         deliver(resolution)
         // Withdrawn only while this showing is unresolved: a showing already answered keeps its
         // answer, and one dropped (a duplicate of a value still shown) must not withdraw the
         // showing it duplicates, which has the same identity.
-        if Task.isCancelled, resolution.cancel() {
+        if isCancelled, resolution.cancel() {
           withdraw()
         }
       }
     } onCancel: {
-      if box.get()?.cancel() == true { withdraw() }
+      if box.takeForCancellation()?.cancel() == true { withdraw() }
     }
   }
 }
 
-/// A weak, thread-safe reference to a resolution.
-final class WeakResolution<Answer: Sendable & Equatable & CustomStringConvertible>: Sendable {
-  private let reference = Lock(Reference())
+/// A weak reference to the resolution of an item a task awaits, handed from the task to its
+/// cancellation handler, which may run on another thread at any moment.
+///
+/// The reference is set once and read at most once, so one atomic word orders the two: no
+/// lock. A lock made for each awaited item cost two lookups of generic metadata: its
+/// initializer, which Milieu does not inline into other modules, ran unspecialized.
+///
+/// `@unchecked Sendable`: `resolution` is written only by ``set(_:)``, before the releasing
+/// exchange of `state` that publishes it, and read only by ``takeForCancellation()``, after an
+/// acquiring exchange that found it published; the handler runs at most once.
+final class WeakResolution<Answer: Sendable & Equatable & CustomStringConvertible>:
+  @unchecked Sendable
+{
+  private weak var resolution: Resolution<Answer>?
+  private let state = Atomic<UInt8>(WeakResolutionState.empty)
 
-  private struct Reference: Sendable {
-    weak var resolution: Resolution<Answer>?
+  /// Keeps the resolution for the cancellation handler, unless the handler has run.
+  ///
+  /// - Returns: `false` when the task was cancelled first: the handler found nothing to cancel,
+  ///   so the caller cancels the resolution itself.
+  func set(_ resolution: Resolution<Answer>) -> Bool {
+    self.resolution = resolution
+    return state.compareExchange(
+      expected: WeakResolutionState.empty, desired: WeakResolutionState.published,
+      ordering: .acquiringAndReleasing
+    ).exchanged
   }
 
-  func set(_ resolution: Resolution<Answer>) {
-    reference.withLock { $0.resolution = resolution }
+  /// For the cancellation handler: the resolution, if it was set and still lives. A resolution
+  /// set afterwards is cancelled by the caller of ``set(_:)``.
+  func takeForCancellation() -> Resolution<Answer>? {
+    let found = state.exchange(WeakResolutionState.cancelled, ordering: .acquiringAndReleasing)
+    return found == WeakResolutionState.published ? resolution : nil
   }
+}
 
-  func get() -> Resolution<Answer>? {
-    reference.withLock { $0.resolution }
-  }
+/// The states of a ``WeakResolution``.
+private enum WeakResolutionState {
+  static let empty: UInt8 = 0
+  /// The resolution is set, for the cancellation handler to read.
+  static let published: UInt8 = 1
+  /// The cancellation handler has run.
+  static let cancelled: UInt8 = 2
 }

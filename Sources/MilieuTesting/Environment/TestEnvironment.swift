@@ -89,7 +89,7 @@ public func withTestEnvironment<Result, Failure: Error>(
   try await testNode(overrides, fileID: fileID, line: line).withCurrent(body)
 }
 
-private func testNode(
+func testNode(
   _ overrides: [EnvironmentOverride], fileID: String, line: UInt
 ) -> EnvironmentNode {
   TestRunnerReporter.connect()

@@ -1,0 +1,79 @@
+import Milieu
+
+extension EnvironmentOverride {
+  /// Makes a service's start throw, as a database that is down does: the service itself is
+  /// never started.
+  ///
+  /// ```swift
+  /// await #expect(throws: ServiceError.self) {
+  ///   try await withRunningServices([\.notesService], .startFails(\.database, throwing: Down())) {}
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - service: The service, as the test's node reads it.
+  ///   - error: What its start throws.
+  /// - Returns: The override.
+  public static func startFails(
+    _ service: PartialKeyPath<EnvironmentValues> & Sendable, throwing error: any Error
+  ) -> Self {
+    replacing(service, with: FakeLifecycle(starting: { throw error }))
+  }
+
+  /// Makes a service's start wait until it is cancelled, as a database that never answers
+  /// does: the service itself is never started.
+  ///
+  /// ```swift
+  /// let start = Task { try await app.startServices([\.notesService]) }
+  /// start.cancel()  // the program is told to stop while it starts
+  /// ```
+  ///
+  /// - Parameter service: The service, as the test's node reads it.
+  /// - Returns: The override.
+  public static func startHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
+    replacing(service, with: FakeLifecycle(starting: FakeLifecycle.waitUntilCancelled))
+  }
+
+  /// Makes a service's stop wait until it is cancelled, as a connection that never closes
+  /// does: its stop timeout passes, and is reported. The service's own start and stop are
+  /// not called.
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// try await withRunningServices(
+  ///   [\.notesService], .stopHangs(\.database), stopTimeout: .seconds(5), clock: clock
+  /// ) { … }
+  /// ```
+  ///
+  /// - Parameter service: The service, as the test's node reads it.
+  /// - Returns: The override.
+  public static func stopHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
+    replacing(service, with: FakeLifecycle(stopping: FakeLifecycle.waitUntilCancelled))
+  }
+
+  private static func replacing(
+    _ service: PartialKeyPath<EnvironmentValues> & Sendable, with lifecycle: FakeLifecycle
+  ) -> Self {
+    .configure { values in
+      values.serviceLifecycleReplacements.append(
+        ServiceLifecycleReplacement(service: service, lifecycle: lifecycle))
+    }
+  }
+}
+
+/// A lifecycle made of two closures.
+struct FakeLifecycle: LifecycleService {
+  var starting: @Sendable () async throws -> Void = {}
+  var stopping: @Sendable () async throws -> Void = {}
+
+  func start() async throws { try await starting() }
+  func stop() async throws { try await stopping() }
+
+  /// Returns when the task is cancelled, throwing `CancellationError`.
+  static func waitUntilCancelled() async throws {
+    let (never, continuation) = AsyncStream<Never>.makeStream()
+    for await _ in never {}
+    withExtendedLifetime(continuation) {}
+    throw CancellationError()
+  }
+}
