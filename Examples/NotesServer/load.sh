@@ -51,6 +51,9 @@ if [[ -n "$postgres_url" ]] && ! command -v psql >/dev/null 2>&1; then
   exit 1
 fi
 
+# psql's notices ("database … does not exist, skipping") would interleave with the samples.
+export PGOPTIONS=--client-min-messages=warning
+
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
   export DEBIAN_FRONTEND=noninteractive

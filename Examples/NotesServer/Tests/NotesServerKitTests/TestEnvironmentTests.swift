@@ -121,6 +121,28 @@ struct ServiceGraphTests {
     }
   }
 
+  @Test(arguments: StoreKind.all)
+  func theStoreRunsWhileTheTestDoesAndIsStoppedAfter(store kind: StoreKind) async throws {
+    let made = try await TestStore.make(kind, start: false)
+    let ada = try AuthenticatedUser(headerValue: "ada")
+    do {
+      // Not started: the graph starts it, as the service reads it.
+      try await withRunningServices([\.notesService], .set(\.notesStore, made.store)) {
+        let service = EnvironmentNode.current[\.notesService]
+        let caller = NotesCaller(user: ada, logger: EnvironmentNode.current[\.logger])
+        let note = try await service.create(NoteDraft(title: "while running"), for: caller)
+        #expect(try await service.notes(for: caller) == [note])
+      }
+      await #expect(throws: NotesStoreError.self, "stopped when the test's body returned") {
+        _ = try await made.store.count()
+      }
+      await made.remove()
+    } catch {
+      await made.remove()
+      throw error
+    }
+  }
+
   @Test func aStoreThatCannotStartIsReportedWithThePathToIt() async throws {
     let store = SQLiteNotesStore(path: "/nonexistent-folder/notes.sqlite")
     await #expect {

@@ -47,8 +47,8 @@ extension NotesConfiguration {
 
     Exit status: 0 stopped by SIGTERM or SIGINT after serving, everything closed in order;
     64 a bad command line; 69 a service (the store) could not start; 70 a service failed while
-    running, or stopping took longer than the shutdown timeout; 130 or 143 stopped by SIGINT or
-    SIGTERM while starting, what had started closed in order.
+    running, or stopping took longer than the shutdown timeout; 143 stopped by SIGTERM or
+    SIGINT while starting, what had started closed in order.
     """
   }
 
