@@ -37,6 +37,15 @@ let package = Package(
     // and Foundation's dependency values, which nothing here reads. Only the `Dependencies`
     // product is used: the macros would compile swift-syntax.
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1", traits: []),
+    // The stores: PostgreSQL through postgres-nio's `PostgresClient`, and an SQLite file through
+    // sqlite-nio, which compiles its own copy of SQLite, so that the default store needs nothing
+    // installed, and runs on the NIO thread pool and event loops the server already has.
+    .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+    .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
+    // `ServiceGroup` runs the server and the stores; logs and spans carry the request.
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
+    .package(url: "https://github.com/apple/swift-service-context", exact: "1.5.1"),
   ],
   targets: [
     .target(
@@ -50,6 +59,11 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "SQLiteNIO", package: "sqlite-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "ServiceContextModule", package: "swift-service-context"),
       ]
     ),
     .target(
@@ -84,6 +98,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "InMemoryLogging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "SQLiteNIO", package: "sqlite-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        .product(name: "ServiceContextModule", package: "swift-service-context"),
       ]
     ),
   ],

@@ -5,25 +5,26 @@
 #
 #   ./load.sh                                  # from Examples/NotesServer
 #   LOAD_SECONDS=10 LOAD_ROUNDS=6 ./load.sh
-#   LOAD_AA=1 ./load.sh                        # the by-hand server against itself
+#   LOAD_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres ./load.sh   # on PostgreSQL
 #
 # The variants are the same server built three times: `NotesServer` gives each request a child
 # node of the app's (Milieu); `NotesServerWithDependencies` runs each request in a
 # `withDependencies` scope (swift-dependencies); `NotesServerByHand` passes the services in the
-# request context.
+# request context. A second by-hand server, `by hand′`, runs beside them as a fourth variant:
+# its ratio to the first is the A/A spread of the same run, the noise below which an A/B ratio
+# says nothing.
 #
-# Each round starts the three servers afresh on three ports, seeds and warms them up, then runs
-# wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes) and a write route
-# (POST /notes) of each, the three variants back to back on each route, the first of them
-# rotating from round to round. The machine is shared, so a sample says little alone: every
+# Every server keeps its notes in a database of its own, the same kind for all four: a fresh
+# SQLite file each round, or, with LOAD_POSTGRES_URL, a fresh PostgreSQL database on that server
+# (made and dropped with psql). Each round starts the four servers afresh on four ports, seeds
+# and warms them up, then runs wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes)
+# and a write route (POST /notes) of each, the four variants back to back on each route, the
+# first of them rotating from round to round. The machine is shared, so a sample says little alone: every
 # sample is printed, and the table gives the median of each variant and the median of the
 # per-round ratios, each ratio taken between two samples seconds apart. Besides wrk's requests
 # per second and 99th percentile, it reports the server's CPU time per request (user + system,
 # from /proc), which other processes on the machine disturb far less than they disturb
 # throughput.
-#
-# LOAD_AA=1 runs the by-hand server in all three places: an A/A run, whose ratios differ from 1
-# only by the noise of the machine, which is the floor below which an A/B ratio says nothing.
 #
 # Traffic goes to 127.0.0.1 only. wrk and curl come from Debian's packages, installed here if
 # missing (we run as root). The servers are always stopped, whatever happens, by the EXIT trap.
@@ -36,16 +37,22 @@ readonly rounds=${LOAD_ROUNDS:-4}
 readonly connections=${LOAD_CONNECTIONS:-16}
 readonly warmup_seconds=1
 readonly first_port=${LOAD_PORT:-18480}
+readonly postgres_url=${LOAD_POSTGRES_URL:-}
 # The variants, in the order of the table, with the executable and port of each.
-readonly variants=(milieu dependencies byhand)
+readonly variants=(milieu dependencies byhand byhand2)
 declare -A executable=([milieu]=NotesServer [dependencies]=NotesServerWithDependencies
-  [byhand]=NotesServerByHand)
+  [byhand]=NotesServerByHand [byhand2]=NotesServerByHand)
 declare -A port=([milieu]=$first_port [dependencies]=$((first_port + 1))
-  [byhand]=$((first_port + 2)))
-if [[ "${LOAD_AA:-0}" == 1 ]]; then
-  executable[milieu]=NotesServerByHand
-  executable[dependencies]=NotesServerByHand
+  [byhand]=$((first_port + 2)) [byhand2]=$((first_port + 3)))
+
+if [[ -n "$postgres_url" ]] && ! command -v psql >/dev/null 2>&1; then
+  echo "LOAD_POSTGRES_URL is set, but psql, which makes each server's database, is missing:" \
+    "install Debian's postgresql-client" >&2
+  exit 1
 fi
+
+# psql's notices ("database … does not exist, skipping") would interleave with the samples.
+export PGOPTIONS=--client-min-messages=warning
 
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
@@ -55,17 +62,18 @@ if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
 fi
 
 echo "==> building the three variants (release)"
-for variant in "${variants[@]}"; do
-  swift build -c release --product "${executable[$variant]}"
+for product in NotesServer NotesServerWithDependencies NotesServerByHand; do
+  swift build -c release --product "$product"
 done
 bin_path=$(swift build -c release --show-bin-path)
 
 work=$(mktemp -d)
 readonly clock_ticks=$(getconf CLK_TCK)
 server_pids=()
+databases=()
 declare -A variant_pid
 stop_servers() {
-  local pid
+  local pid database
   for pid in "${server_pids[@]}"; do
     if kill -0 "$pid" 2>/dev/null; then
       kill "$pid"
@@ -73,6 +81,10 @@ stop_servers() {
     fi
   done
   server_pids=()
+  for database in "${databases[@]}"; do
+    psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" >/dev/null || true
+  done
+  databases=()
 }
 trap 'stop_servers; rm -rf "$work"' EXIT
 # A signal ends the script through its EXIT trap, so the servers never outlive it.
@@ -86,12 +98,27 @@ wrk.headers["X-User"] = "writer"
 wrk.body = '{"title": "Load", "text": "written by wrk"}'
 LUA
 
-# start_server VARIANT EXECUTABLE PORT: starts it, waits at most 10 s until it answers, seeds 20
-# notes for the read route and warms it up.
+# new_store VARIANT ROUND: sets `store` to a fresh, empty database for a server: an SQLite
+# file, or a PostgreSQL database made on LOAD_POSTGRES_URL's server (dropped by stop_servers).
+new_store() {
+  if [[ -z "$postgres_url" ]]; then
+    store="$work/$1-$2.sqlite"
+    return
+  fi
+  local database="notes_load_${1}_$2"
+  psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" \
+    >/dev/null
+  databases+=("$database")
+  store="${postgres_url%/*}/$database"
+}
+
+# start_server VARIANT EXECUTABLE PORT STORE: starts it, waits at most 10 s until it answers,
+# seeds 20 notes for the read route and warms it up.
 start_server() {
-  local variant="$1" executable="$2" port="$3"
+  local variant="$1" executable="$2" port="$3" store="$4"
   local address="http://127.0.0.1:$port"
-  "$bin_path/$executable" --port "$port" --log-level error >"$work/$variant.log" 2>&1 &
+  "$bin_path/$executable" --port "$port" --store "$store" --log-level error \
+    >"$work/$variant.log" 2>&1 &
   local pid=$!
   server_pids+=("$pid")
   variant_pid[$variant]=$pid
@@ -167,8 +194,10 @@ measure() {
   echo "$round $variant ${route// /_} $rps $(to_ms "$p99") $cpu" >>"$work/samples"
 }
 
-if [[ "${LOAD_AA:-0}" == 1 ]]; then
-  echo "==> A/A run: NotesServerByHand stands in for Milieu's server and swift-dependencies'"
+if [[ -n "$postgres_url" ]]; then
+  echo "==> every server on a PostgreSQL database of its own, on ${postgres_url##*@}"
+else
+  echo "==> every server on an SQLite file of its own"
 fi
 echo "==> $rounds rounds of ${seconds} s per route and variant, after a ${warmup_seconds} s warm-up"
 echo "    wrk -t1 -c$connections on 127.0.0.1; $(nproc) cores," \
@@ -176,12 +205,13 @@ echo "    wrk -t1 -c$connections on 127.0.0.1; $(nproc) cores," \
 for round in $(seq "$rounds"); do
   echo "  round $round"
   for variant in "${variants[@]}"; do
-    start_server "$variant" "${executable[$variant]}" "${port[$variant]}"
+    new_store "$variant" "$round"
+    start_server "$variant" "${executable[$variant]}" "${port[$variant]}" "$store"
   done
   # The variants in turn, the first of them rotating from round to round.
   order=()
-  for offset in 0 1 2; do
-    order+=("${variants[$(((round - 1 + offset) % 3))]}")
+  for offset in 0 1 2 3; do
+    order+=("${variants[$(((round - 1 + offset) % 4))]}")
   done
   for route in "GET /notes" "POST /notes"; do
     for variant in "${order[@]}"; do
@@ -225,21 +255,19 @@ ratio() {
 echo
 echo "Medians over $rounds rounds; each ratio is the median of the per-round ratios (their range in"
 echo "brackets). Server CPU is the server's user + system time during the run over the requests served."
-if [[ "${LOAD_AA:-0}" == 1 ]]; then
-  echo "A/A run: every column is the by-hand server."
-fi
+echo "The A/A column is a second by-hand server against the first, in the same rounds."
 echo
-echo "| route | | Milieu | swift-dependencies | by hand | Milieu / by hand |" \
-  "swift-dependencies / by hand | Milieu / swift-dependencies |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| route | | A/A: by hand′ / by hand | Milieu | swift-dependencies | by hand |" \
+  "Milieu / by hand | swift-dependencies / by hand | Milieu / swift-dependencies |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for route in GET_/notes POST_/notes; do
   for measure in "4 requests/s %.0f" "5 p99 latency, ms %.2f" "6 server CPU, µs/request %.1f"; do
     field=${measure%% *}
     format=${measure##* }
     label=${measure#* }
     label=${label% *}
-    printf "| \`%s\` | %s | $format | $format | $format | %s | %s | %s |\n" \
-      "${route//_/ }" "$label" \
+    printf "| \`%s\` | %s | %s | $format | $format | $format | %s | %s | %s |\n" \
+      "${route//_/ }" "$label" "$(ratio "$route" "$field" byhand2 byhand)" \
       "$(column milieu "$route" "$field" | median)" \
       "$(column dependencies "$route" "$field" | median)" \
       "$(column byhand "$route" "$field" | median)" \

@@ -2,10 +2,20 @@
 // request's context instead of read from a node. `load.sh` measures the two side by side.
 import NotesServerKit
 
-let (configuration, logger) = NotesConfiguration.fromCommandLine()
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+let (configuration, logger, store) = NotesConfiguration.fromCommandLine()
 
 let services = HandWiredAppServices(
-  configuration: configuration, logger: logger, store: NotesStore(), clock: ContinuousClock())
+  configuration: configuration, logger: logger, store: store, clock: ContinuousClock())
 
 let application = HandWiredApplication.make(services: services)
-try await application.runService()
+let storeService = HandStartedStore(store)
+exit(
+  await NotesServerProcess.run(
+    server: application, services: storeService, readiness: storeService.readiness,
+    shutdownTimeout: configuration.shutdownTimeout, logger: logger))

@@ -5,14 +5,24 @@ import Dependencies
 import NotesServerKit
 import NotesServerWithDependenciesKit
 
-let (configuration, logger) = NotesConfiguration.fromCommandLine()
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
-try await withDependencies {
+let (configuration, logger, store) = NotesConfiguration.fromCommandLine()
+
+let status = await withDependencies {
   $0.notesConfiguration = configuration
   $0.logger = logger
   $0.notesService = NotesService(
-    store: NotesStore(), clock: ContinuousClock(), notify: .loggingWithDependencies,
+    store: store, clock: ContinuousClock(), notify: .loggingWithDependencies,
     deletionTokenLifetime: configuration.deletionTokenLifetime)
 } operation: {
-  try await DependenciesApplication.make().runService()
+  let services = HandStartedStore(store)
+  return await NotesServerProcess.run(
+    server: DependenciesApplication.make(), services: services, readiness: services.readiness,
+    shutdownTimeout: configuration.shutdownTimeout, logger: logger)
 }
+exit(status)

@@ -15,7 +15,7 @@ import NotesServerKit
 ///   $0.notesConfiguration = configuration
 ///   $0.logger = logger
 ///   $0.notesService = NotesService(
-///     store: NotesStore(), clock: ContinuousClock(), notify: .loggingWithDependencies,
+///     store: store, clock: ContinuousClock(), notify: .loggingWithDependencies,
 ///     deletionTokenLifetime: configuration.deletionTokenLifetime)
 /// } operation: {
 ///   try await DependenciesApplication.make().runService()
@@ -33,16 +33,18 @@ public enum DependenciesApplication {
     let maximumBodySize = configuration.maximumBodySize
     router.get("notes") { _, _ in
       let (service, caller) = try serviceAndCaller()
-      return NoteList(notes: service.notes(for: caller))
+      return NoteList(notes: try await service.notes(for: caller))
     }
     router.post("notes") { request, _ in
       let (service, caller) = try serviceAndCaller()
       let draft = try await request.decodeJSONBody(NoteDraft.self, maximumSize: maximumBodySize)
-      return EditedResponse(status: .created, response: try service.create(draft, for: caller))
+      return EditedResponse(
+        status: .created, response: try await service.create(draft, for: caller))
     }
     router.delete("notes/:id") { _, context in
       let (service, caller) = try serviceAndCaller()
-      try service.delete(id: try NotesRoutes.noteID(context.parameters.get("id")), for: caller)
+      try await service.delete(
+        id: try NotesRoutes.noteID(context.parameters.get("id")), for: caller)
       return HTTPResponse.Status.noContent
     }
     router.post("notes/deletion-token") { _, _ in
@@ -51,7 +53,7 @@ public enum DependenciesApplication {
     }
     router.delete("notes") { request, _ in
       let (service, caller) = try serviceAndCaller()
-      return try service.deleteAll(
+      return try await service.deleteAll(
         confirmedBy: request.uri.queryParameters.get("confirm"), for: caller)
     }
     router.get("me") { _, _ in

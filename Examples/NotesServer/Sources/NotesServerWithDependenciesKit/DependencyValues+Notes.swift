@@ -50,7 +50,8 @@ private enum LoggerKey: DependencyKey {
 
 private enum NotesServiceKey: DependencyKey {
   static let liveValue = NotesService(
-    store: NotesStore(), clock: ContinuousClock(), notify: .loggingWithDependencies,
+    store: SQLiteNotesStore(path: "notes.sqlite"), clock: ContinuousClock(),
+    notify: .loggingWithDependencies,
     deletionTokenLifetime: NotesConfiguration().deletionTokenLifetime)
 }
 

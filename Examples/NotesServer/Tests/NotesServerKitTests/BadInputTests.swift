@@ -10,9 +10,9 @@ import Testing
 struct BadInputTests {
   /// The user header is checked before routing, so a route that does not exist is
   /// unauthorized too: a client without a user learns nothing of the routes.
-  @Test(arguments: ["/notes", "/nope"])
-  func aRequestWithoutAUserHeaderIsUnauthorized(path: String) async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all, ["/notes", "/nope"])
+  func aRequestWithoutAUserHeaderIsUnauthorized(store: StoreKind, path: String) async throws {
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(.get, path, as: nil)
       #expect(response.status == .unauthorized)
       #expect(
@@ -23,8 +23,10 @@ struct BadInputTests {
     }
   }
 
-  @Test func twoUserHeadersAreUnauthorizedAsTwo() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func twoUserHeadersAreUnauthorizedAsTwo(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       let name = try #require(HTTPField.Name("X-User"))
       var headers = HTTPFields()
       headers.append(HTTPField(name: name, value: "alice"))
@@ -38,9 +40,14 @@ struct BadInputTests {
     }
   }
 
-  @Test(arguments: [("ädä", "U+00E4"), ("a\u{308}da", "U+0308"), ("ada lovelace", "U+0020")])
-  func aUserNameOutsideTheRuleNamesTheCharacter(user: String, scalar: String) async throws {
-    try await withNotesApp { client, _ in
+  @Test(
+    arguments: StoreKind.all,
+    [("ädä", "U+00E4"), ("a\u{308}da", "U+0308"), ("ada lovelace", "U+0020")])
+  func aUserNameOutsideTheRuleNamesTheCharacter(
+    store: StoreKind, example: (user: String, scalar: String)
+  ) async throws {
+    let (user, scalar) = example
+    try await withNotesApp(store) { client, _ in
       let response = try await client.send(.get, "/notes", as: user)
       #expect(response.status == .unauthorized)
       #expect(
@@ -50,79 +57,96 @@ struct BadInputTests {
     }
   }
 
-  @Test(arguments: ["", "two words", "semi;colon", "émile", String(repeating: "a", count: 65)])
-  func aMalformedUserHeaderIsUnauthorized(user: String) async throws {
-    try await withNotesApp { client, app in
+  @Test(
+    arguments: StoreKind.all,
+    ["", "two words", "semi;colon", "émile", String(repeating: "a", count: 65)])
+  func aMalformedUserHeaderIsUnauthorized(store: StoreKind, user: String) async throws {
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(.post, "/notes", as: user, body: #"{"title": "x"}"#)
       #expect(response.status == .unauthorized)
       #expect(try response.apiError().message.hasPrefix("malformed X-User header: "))
-      #expect(app.store.count == 0)
+      #expect(try await app.store.count() == 0)
       #expect(app.notifications.notifications == [])
       #expect(app.node.drawnChildCount == 0)
     }
   }
 
-  @Test(arguments: [
-    (#"{"title": "unfinished"#, "malformed JSON body: not valid JSON"),
-    ("title=form", "malformed JSON body: not valid JSON"),
-    (#"{"text": "no title"}"#, "malformed JSON body: missing field 'title'"),
-    (#"{"title": 42}"#, "malformed JSON body: 'title' should be a string"),
-    (#"{"title": null}"#, "malformed JSON body: 'title' should be a string, not null"),
-    (#"["title"]"#, "malformed JSON body: the top level should be an object"),
-    ("", "the request has no body: send a JSON object"),
-  ])
-  func aMalformedBodyIsABadRequest(body: String, message: String) async throws {
-    try await withNotesApp { client, app in
+  @Test(
+    arguments: StoreKind.all,
+    [
+      (#"{"title": "unfinished"#, "malformed JSON body: not valid JSON"),
+      ("title=form", "malformed JSON body: not valid JSON"),
+      (#"{"text": "no title"}"#, "malformed JSON body: missing field 'title'"),
+      (#"{"title": 42}"#, "malformed JSON body: 'title' should be a string"),
+      (#"{"title": null}"#, "malformed JSON body: 'title' should be a string, not null"),
+      (#"["title"]"#, "malformed JSON body: the top level should be an object"),
+      ("", "the request has no body: send a JSON object"),
+    ])
+  func aMalformedBodyIsABadRequest(
+    store: StoreKind, example: (body: String, message: String)
+  ) async throws {
+    let (body, message) = example
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(.post, "/notes", as: "alice", body: body)
       #expect(response.status == .badRequest)
       #expect(try response.apiError().message == message)
-      #expect(app.store.count == 0)
+      #expect(try await app.store.count() == 0)
       #expect(app.notifications.notifications == [])
       #expect(app.node.drawnChildCount == 0)
     }
   }
 
-  @Test(arguments: [
-    (
-      #"{"title": "   "}"#,
-      "a note's title must not be empty: spaces and invisible characters do not count"
-    ),
-    (
-      #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
-      "a note's title has at most 200 characters, not 201"
-    ),
-    (
-      #"{"title": "a\#(String(repeating: "\u{301}", count: 4_000))"}"#,
-      "a note's title has at most 1000 Unicode scalars (each accent or joiner counts), not 4001"
-    ),
-  ])
-  func aDraftThatBreaksARuleIsUnprocessable(body: String, message: String) async throws {
-    try await withNotesApp { client, app in
+  @Test(
+    arguments: StoreKind.all,
+    [
+      (
+        #"{"title": "   "}"#,
+        "a note's title must not be empty: spaces and invisible characters do not count"
+      ),
+      (
+        #"{"title": "\#(String(repeating: "t", count: 201))"}"#,
+        "a note's title has at most 200 characters, not 201"
+      ),
+      (
+        #"{"title": "a\#(String(repeating: "\u{301}", count: 4_000))"}"#,
+        "a note's title has at most 1000 Unicode scalars (each accent or joiner counts), not 4001"
+      ),
+    ])
+  func aDraftThatBreaksARuleIsUnprocessable(
+    store: StoreKind, example: (body: String, message: String)
+  ) async throws {
+    let (body, message) = example
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(.post, "/notes", as: "alice", body: body)
       #expect(response.status == .unprocessableContent)
       #expect(try response.apiError().message == message)
-      #expect(app.store.count == 0)
+      #expect(try await app.store.count() == 0)
     }
   }
 
-  @Test func anOversizedBodyIsTooLarge() async throws {
+  @Test(arguments: StoreKind.all) func anOversizedBodyIsTooLarge(store: StoreKind) async throws {
     let configuration = NotesConfiguration(maximumBodySize: 1_024)
-    try await withNotesApp(configuration: configuration) { client, app in
+    try await withNotesApp(store, configuration: configuration) { client, app in
       let text = String(repeating: "a", count: 2_000)
       let response = try await client.send(
         .post, "/notes", as: "alice", body: #"{"title": "big", "text": "\#(text)"}"#)
       #expect(response.status == .contentTooLarge)
       #expect(try response.apiError().message == "the request body is larger than 1024 bytes")
-      #expect(app.store.count == 0)
+      #expect(try await app.store.count() == 0)
       #expect(app.node.drawnChildCount == 0)
     }
   }
 
-  @Test(arguments: [
-    (HTTPRequest.Method.get, "/nothing-here"), (.post, "/notes/1"), (.put, "/notes"),
-  ])
-  func anUnknownRouteIsNotFound(method: HTTPRequest.Method, path: String) async throws {
-    try await withNotesApp { client, app in
+  @Test(
+    arguments: StoreKind.all,
+    [
+      (HTTPRequest.Method.get, "/nothing-here"), (.post, "/notes/1"), (.put, "/notes"),
+    ])
+  func anUnknownRouteIsNotFound(
+    store: StoreKind, request: (method: HTTPRequest.Method, path: String)
+  ) async throws {
+    let (method, path) = request
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(method, path, as: "alice", body: "{}")
       #expect(response.status == .notFound)
       #expect(try response.apiError().message == "no route for \(method) \(path)")
@@ -130,18 +154,21 @@ struct BadInputTests {
     }
   }
 
-  @Test func aTitleOfTwoHundredAccentedCharactersIsAccepted() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func aTitleOfTwoHundredAccentedCharactersIsAccepted(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store) { client, app in
       let title = String(repeating: "e\u{301}", count: 200)
       let response = try await client.create(NoteDraft(title: title), as: "alice")
       #expect(response.status == .created)
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
     }
   }
 
-  @Test(arguments: ["abc", "0", "-3", "1.5", "+1", "01", "%2B1", "1%20", "%3"])
-  func aNoteIDNotWrittenAsTheServerWritesItIsABadRequest(id: String) async throws {
-    try await withNotesApp { client, _ in
+  @Test(arguments: StoreKind.all, ["abc", "0", "-3", "1.5", "+1", "01", "%2B1", "1%20", "%3"])
+  func aNoteIDNotWrittenAsTheServerWritesItIsABadRequest(store: StoreKind, id: String) async throws
+  {
+    try await withNotesApp(store) { client, _ in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let response = try await client.send(.delete, "/notes/\(id)", as: "alice")
       #expect(response.status == .badRequest)
@@ -152,8 +179,10 @@ struct BadInputTests {
     }
   }
 
-  @Test func aNoteIDPastTheLargestIntegerSaysTheLimit() async throws {
-    try await withNotesApp { client, _ in
+  @Test(arguments: StoreKind.all) func aNoteIDPastTheLargestIntegerSaysTheLimit(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, _ in
       let response = try await client.send(.delete, "/notes/99999999999999999999", as: "alice")
       #expect(response.status == .badRequest)
       #expect(
@@ -162,19 +191,23 @@ struct BadInputTests {
     }
   }
 
-  @Test func aPercentEncodedNoteIDIsTheIDItEncodes() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func aPercentEncodedNoteIDIsTheIDItEncodes(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       let note = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Old"}"#)
         .json(Note.self)
       #expect(note.id == 1)
       let response = try await client.send(.delete, "/notes/%31", as: "alice")
       #expect(response.status == .noContent)
-      #expect(app.store.count == 0)
+      #expect(try await app.store.count() == 0)
     }
   }
 
-  @Test func headAnswersAsGetDoesWithoutABody() async throws {
-    try await withNotesApp { client, _ in
+  @Test(arguments: StoreKind.all) func headAnswersAsGetDoesWithoutABody(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, _ in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Standup"}"#)
       let get = try await client.send(.get, "/notes", as: "alice")
       let head = try await client.send(.head, "/notes", as: "alice")
@@ -193,32 +226,38 @@ struct BadInputTests {
     }
   }
 
-  @Test func deletingAllWithoutATokenIsABadRequest() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func deletingAllWithoutATokenIsABadRequest(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       for uri in ["/notes", "/notes?confirm="] {
         let response = try await client.send(.delete, uri, as: "alice")
         #expect(response.status == .badRequest)
         #expect(try response.apiError().message.hasPrefix("missing confirmation token"))
       }
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
     }
   }
 
-  @Test func deletingAllBeforeAnyTokenWasIssuedIsForbidden() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func deletingAllBeforeAnyTokenWasIssuedIsForbidden(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let response = try await client.send(.delete, "/notes?confirm=guess", as: "alice")
       #expect(response.status == .forbidden)
       #expect(
         try response.apiError().message
           == "no confirmation token is pending for alice: POST /notes/deletion-token first")
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
     }
   }
 
-  @Test func aTokenUsedTwiceIsForbiddenAsUsed() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func aTokenUsedTwiceIsForbiddenAsUsed(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Go"}"#)
       let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
         .json(DeletionTokenResponse.self).token
@@ -231,7 +270,7 @@ struct BadInputTests {
       #expect(
         try again.apiError().message
           == "this confirmation token was already used: POST /notes/deletion-token for a new one")
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
 
       let guess = try await client.send(.delete, "/notes?confirm=guess", as: "alice")
       #expect(
@@ -240,8 +279,10 @@ struct BadInputTests {
     }
   }
 
-  @Test func aWrongTokenIsForbiddenAndLeavesTheRightOneValid() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func aWrongTokenIsForbiddenAndLeavesTheRightOneValid(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
         .json(DeletionTokenResponse.self).token
@@ -251,7 +292,7 @@ struct BadInputTests {
       #expect(try wrong.apiError().message == "wrong confirmation token for alice")
       let someoneElses = try await client.send(.delete, "/notes?confirm=\(token)", as: "mallory")
       #expect(someoneElses.status == .forbidden)
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
       #expect(app.notifications.notifications.count == 1)
 
       let right = try await client.send(.delete, "/notes?confirm=\(token)", as: "alice")
@@ -259,8 +300,8 @@ struct BadInputTests {
     }
   }
 
-  @Test func anExpiredTokenIsForbidden() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func anExpiredTokenIsForbidden(store: StoreKind) async throws {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Keep"}"#)
       let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
         .json(DeletionTokenResponse.self).token
@@ -271,12 +312,14 @@ struct BadInputTests {
       #expect(
         try response.apiError().message
           == "confirmation token expired: POST /notes/deletion-token for a new one")
-      #expect(app.store.count == 1)
+      #expect(try await app.store.count() == 1)
     }
   }
 
-  @Test func aTokenIsValidUntilItsLifetimeEnds() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func aTokenIsValidUntilItsLifetimeEnds(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Go"}"#)
       let token = try await client.send(.post, "/notes/deletion-token", as: "alice")
         .json(DeletionTokenResponse.self).token

@@ -31,8 +31,8 @@ struct ConcurrencyTests {
       func probe() -> EnvironmentProbe {
         EnvironmentProbe(
           user: user?.name, requestID: requestID,
-          loggerUser: logger[metadataKey: "user"]?.description,
-          loggerRequestID: logger[metadataKey: "request.id"]?.description,
+          loggerUser: logger.metadataProvider?.get()["user"]?.description,
+          loggerRequestID: logger.metadataProvider?.get()["request.id"]?.description,
           nodeIsChildOfApp: EnvironmentNode.current.parent === appNode)
       }
       let before = probe()
@@ -42,12 +42,14 @@ struct ConcurrencyTests {
     }
   }
 
-  @Test func twoHundredUsersAtOnceNeverSeeEachOthersRequest() async throws {
+  @Test(arguments: StoreKind.all) func twoHundredUsersAtOnceNeverSeeEachOthersRequest(
+    store: StoreKind
+  ) async throws {
     let nodes = WeakNodes()
     let addProbe = { (router: Router<NotesRequestContext>) in
       Self.addProbe(to: router, appNode: EnvironmentNode.current, nodes: nodes)
     }
-    try await withNotesApp(addRoutes: addProbe) { client, app in
+    try await withNotesApp(store, addRoutes: addProbe) { client, app in
       let probes = try await withThrowingTaskGroup(of: (String, [EnvironmentProbe]).self) { group in
         for index in 0..<Self.requestCount {
           group.addTask {
@@ -84,8 +86,10 @@ struct ConcurrencyTests {
     }
   }
 
-  @Test func twoHundredUsersCreatingAtOnceEachFindOnlyTheirOwnNote() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func twoHundredUsersCreatingAtOnceEachFindOnlyTheirOwnNote(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store) { client, app in
       try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<Self.requestCount {
           group.addTask {
@@ -100,15 +104,16 @@ struct ConcurrencyTests {
         }
         try await group.waitForAll()
       }
-      #expect(app.store.count == Self.requestCount)
+      #expect(try await app.store.count() == Self.requestCount)
       #expect(app.notifications.notifications.count == Self.requestCount)
       #expect(await eventually { app.node.drawnChildCount == 0 })
     }
   }
 
-  @Test func aLiveServerDropsEveryRequestNodeOnceItsResponseIsWritten() async throws {
+  @Test(arguments: StoreKind.all)
+  func aLiveServerDropsEveryRequestNodeOnceItsResponseIsWritten(store: StoreKind) async throws {
     let nodes = WeakNodes()
-    try await withTestEnvironmentForLiveServer(nodes: nodes) { client, appNode in
+    try await withTestEnvironmentForLiveServer(store, nodes: nodes) { client, appNode in
       try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<50 {
           group.addTask {
@@ -126,12 +131,21 @@ struct ConcurrencyTests {
 
   /// Runs a test against the Milieu server over a real connection on loopback.
   private func withTestEnvironmentForLiveServer(
-    nodes: WeakNodes,
+    _ kind: StoreKind, nodes: WeakNodes,
+    _ body: @Sendable (any TestClientProtocol, EnvironmentNode) async throws -> Void
+  ) async throws {
+    try await withStore(kind) { made in
+      try await withLiveServer(made.store, nodes: nodes, body)
+    }
+  }
+
+  private func withLiveServer(
+    _ store: any NotesStore, nodes: WeakNodes,
     _ body: @Sendable (any TestClientProtocol, EnvironmentNode) async throws -> Void
   ) async throws {
     let appNode = EnvironmentNode.current.child("live app") { values in
       values.configuration = NotesConfiguration(port: 0)
-      values.notesStore = NotesStore()
+      values.notesStore = store
       var logger = Logger(label: "NotesServerTests.live")
       logger.logLevel = .error
       values.logger = logger

@@ -47,12 +47,14 @@ struct DerivedServiceTests {
     }
   }
 
-  @Test func everyRequestSharesTheAppsServiceAndAnOverriddenInputRebuildsIt() async throws {
+  @Test(arguments: StoreKind.all)
+  func everyRequestSharesTheAppsServiceAndAnOverriddenInputRebuildsIt(store: StoreKind) async throws
+  {
     let seen = SeenServices()
     let addProbe = { (router: Router<NotesRequestContext>) in
       Self.addServiceProbe(to: router, seen: seen)
     }
-    try await withNotesApp(addRoutes: addProbe) { client, app in
+    try await withNotesApp(store, addRoutes: addProbe) { client, app in
       try await Self.burst(100, client)
       let first = seen.take()
       #expect(first.count == 100)
@@ -61,7 +63,8 @@ struct DerivedServiceTests {
       #expect(appService.store === app.store)
 
       // A write to an input, on the app node, rebuilds the service for every request after it.
-      let newStore = NotesStore()
+      let other = try await TestStore.make(store)
+      let newStore = other.store
       app.node.set(\.notesStore, to: newStore)
       try await Self.burst(50, client)
       let second = seen.take()
@@ -74,19 +77,23 @@ struct DerivedServiceTests {
       let created = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "New"}"#)
       #expect(created.status == .created)
       let alice = try AuthenticatedUser(headerValue: "alice")
-      #expect(newStore.notes(of: alice).map(\.title) == ["New"])
-      #expect(app.store.notes(of: alice) == [])
+      #expect(try await newStore.notes(of: alice).map(\.title) == ["New"])
+      #expect(try await app.store.notes(of: alice) == [])
       #expect(await eventually { app.node.drawnChildCount == 0 })
+      try? await other.store.stop()
+      await other.remove()
     }
   }
 
-  @Test func aServiceIsNotSharedAcrossAppsWithOtherInputs() async throws {
+  @Test(arguments: StoreKind.all) func aServiceIsNotSharedAcrossAppsWithOtherInputs(
+    store: StoreKind
+  ) async throws {
     let seen = SeenServices()
     let addProbe: @Sendable (Router<NotesRequestContext>) -> Void = { router in
       Self.addServiceProbe(to: router, seen: seen)
     }
-    let services = try await withNotesApp(addRoutes: addProbe) { firstClient, first in
-      try await withNotesApp(addRoutes: addProbe) { secondClient, second in
+    let services = try await withNotesApp(store, addRoutes: addProbe) { firstClient, first in
+      try await withNotesApp(store, addRoutes: addProbe) { secondClient, second in
         try await Self.burst(10, firstClient)
         let firstSeen = seen.take()
         try await Self.burst(10, secondClient)

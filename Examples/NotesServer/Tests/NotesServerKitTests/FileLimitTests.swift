@@ -9,10 +9,16 @@ struct FileLimitTests {
   /// client saves notes. Without a limit on connections, the server took every file it had
   /// until none was left, and Swift's runtime, unable to open a file of `/proc`, stopped it
   /// with signal 4 ("workq: registered worker exited prematurely").
-  @Test func atItsFileLimitTheServerKeepsFilesForItselfAndKeepsAnswering() async throws {
+  @Test(arguments: StoreKind.all)
+  func atItsFileLimitTheServerKeepsFilesForItselfAndKeepsAnswering(store: StoreKind) async throws {
+    try await withTestDatabase(store) { database in try await answersAtItsLimit(database) }
+  }
+
+  private func answersAtItsLimit(_ database: TestDatabase) async throws {
     // The hard limit too, so that the server cannot raise it: it keeps 32 for its own use and
     // holds at most 32 connections.
-    let server = try ServerProcess(openFiles: 64, arguments: ["--idle-timeout", "0.5"])
+    let server = try ServerProcess(
+      store: database.location, openFiles: 64, arguments: ["--idle-timeout", "0.5"])
     let port = try await server.port()
     #expect(server.printed.contains("at most 32 connections at once"), "\(server.printed)")
 
@@ -55,9 +61,14 @@ struct FileLimitTests {
 
   /// The server raises its soft limit to the hard one, and counts its connections against
   /// the raised limit. (On macOS, whose hard limit is often unlimited, it cannot.)
-  @Test(.enabled(if: isLinux)) func theServerRaisesItsOpenFileLimit() async throws {
+  @Test(.enabled(if: isLinux), arguments: StoreKind.all)
+  func theServerRaisesItsOpenFileLimit(store: StoreKind) async throws {
+    try await withTestDatabase(store) { database in try await raisesItsLimit(database) }
+  }
+
+  private func raisesItsLimit(_ database: TestDatabase) async throws {
     let hard = OpenFileLimit.current.hard
-    let server = try ServerProcess(openFiles: 64, raisable: true)
+    let server = try ServerProcess(store: database.location, openFiles: 64, raisable: true)
     _ = try await server.port()
     let raised = OpenFileLimit(soft: hard, hard: hard)
     #expect(
@@ -71,7 +82,7 @@ struct FileLimitTests {
   /// The server has files left for its own use: fewer open than its limit of 64.
   private func expectRoomLeft(in server: ServerProcess) throws {
     #if os(Linux)
-      let open = try server.openFiles()
+      let open = try server.openFiles(below: 64)
       #expect(open < 64, "the server had \(open) of its 64 files open")
     #endif
   }

@@ -51,14 +51,19 @@ struct HandWiredApplicationTests {
     return answers
   }
 
-  @Test func itAnswersEveryRequestAsMilieusServerDoes() async throws {
-    let milieuAnswers = try await withNotesApp { client, _ in try await Self.session(client) }
+  @Test(arguments: StoreKind.all) func itAnswersEveryRequestAsMilieusServerDoes(store: StoreKind)
+    async throws
+  {
+    let milieuAnswers = try await withNotesApp(store) { client, _ in try await Self.session(client)
+    }
 
-    let services = HandWiredAppServices(
-      configuration: NotesConfiguration(), logger: Logger(label: "NotesServerTests.byHand"),
-      store: NotesStore())
-    let byHandAnswers = try await HandWiredApplication.make(services: services).test(.router) {
-      try await Self.session($0)
+    let byHandAnswers = try await withStore(store) { made in
+      let services = HandWiredAppServices(
+        configuration: NotesConfiguration(), logger: Logger(label: "NotesServerTests.byHand"),
+        store: made.store)
+      return try await HandWiredApplication.make(services: services).test(.router) {
+        try await Self.session($0)
+      }
     }
     #expect(byHandAnswers == milieuAnswers)
     #expect(milieuAnswers.count == 24)

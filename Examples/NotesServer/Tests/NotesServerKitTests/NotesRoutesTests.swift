@@ -5,8 +5,8 @@ import Testing
 
 @Suite("The notes routes")
 struct NotesRoutesTests {
-  @Test func listingStartsEmpty() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func listingStartsEmpty(store: StoreKind) async throws {
+    try await withNotesApp(store) { client, app in
       let response = try await client.send(.get, "/notes", as: "alice")
       #expect(response.status == .ok)
       #expect(try response.json(NoteList.self).notes == [])
@@ -14,8 +14,10 @@ struct NotesRoutesTests {
     }
   }
 
-  @Test func creatingANoteReturnsItListsItAndNotifies() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func creatingANoteReturnsItListsItAndNotifies(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       let created = try await client.send(
         .post, "/notes", as: "alice", body: #"{"title": "Standup", "text": "9:30"}"#)
       #expect(created.status == .created)
@@ -29,16 +31,16 @@ struct NotesRoutesTests {
     }
   }
 
-  @Test func textIsOptional() async throws {
-    try await withNotesApp { client, _ in
+  @Test(arguments: StoreKind.all) func textIsOptional(store: StoreKind) async throws {
+    try await withNotesApp(store) { client, _ in
       let created = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "T"}"#)
       #expect(created.status == .created)
       #expect(try created.json(Note.self).text == "")
     }
   }
 
-  @Test func usersSeeOnlyTheirOwnNotes() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func usersSeeOnlyTheirOwnNotes(store: StoreKind) async throws {
+    try await withNotesApp(store) { client, app in
       let note = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Mine"}"#)
         .json(Note.self)
       let bobsList = try await client.send(.get, "/notes", as: "bob")
@@ -47,12 +49,14 @@ struct NotesRoutesTests {
       let bobDeletes = try await client.send(.delete, "/notes/\(note.id)", as: "bob")
       #expect(bobDeletes.status == .notFound)
       #expect(try bobDeletes.apiError().message == "bob has no note \(note.id)")
-      #expect(app.store.notes(of: try AuthenticatedUser(headerValue: "alice")) == [note])
+      #expect(try await app.store.notes(of: try AuthenticatedUser(headerValue: "alice")) == [note])
     }
   }
 
-  @Test func deletingANoteRemovesItAndNotifies() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func deletingANoteRemovesItAndNotifies(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       let note = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Old"}"#)
         .json(Note.self)
       let deleted = try await client.send(.delete, "/notes/\(note.id)", as: "alice")
@@ -63,8 +67,10 @@ struct NotesRoutesTests {
     }
   }
 
-  @Test func deletingAllNotesTakesATokenThatWorksOnce() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func deletingAllNotesTakesATokenThatWorksOnce(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       for title in ["One", "Two", "Three"] {
         _ = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "\#(title)"}"#)
       }
@@ -88,8 +94,10 @@ struct NotesRoutesTests {
     }
   }
 
-  @Test func whoAmIAnswersWithTheRequestsUserAndID() async throws {
-    try await withNotesApp { client, app in
+  @Test(arguments: StoreKind.all) func whoAmIAnswersWithTheRequestsUserAndID(store: StoreKind)
+    async throws
+  {
+    try await withNotesApp(store) { client, app in
       let first = try await client.send(.get, "/me", as: "alice").json(WhoAmIResponse.self)
       let second = try await client.send(.get, "/me", as: "alice").json(WhoAmIResponse.self)
       #expect(first.user == "alice")
@@ -99,8 +107,10 @@ struct NotesRoutesTests {
     }
   }
 
-  @Test func servicesAndTheLiveNotifyLogWithTheRequestsMetadata() async throws {
-    try await withNotesApp(notify: .logging) { client, app in
+  @Test(arguments: StoreKind.all) func servicesAndTheLiveNotifyLogWithTheRequestsMetadata(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store, notify: .logging) { client, app in
       let me = try await client.send(.get, "/me", as: "carol").json(WhoAmIResponse.self)
       _ = try await client.send(.post, "/notes", as: "carol", body: #"{"title": "Logged"}"#)
       let entries = app.logs.entries.filter { $0.metadata["user"] != nil }

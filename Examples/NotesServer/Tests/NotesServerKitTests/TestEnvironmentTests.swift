@@ -10,28 +10,36 @@ import Testing
 /// service is derived from them.
 @Suite("Test environments")
 struct TestEnvironmentTests {
-  @Test func anAppBuiltInATestEnvironmentUsesItsStoreAndAction() async throws {
+  @Test(arguments: StoreKind.all)
+  func anAppBuiltInATestEnvironmentUsesItsStoreAndAction(store kind: StoreKind) async throws {
     let alice = try AuthenticatedUser(headerValue: "alice")
-    let seeded = NotesStore()
-    let seededNote = seeded.add(NoteDraft(title: "Seeded", text: "by the test"), owner: alice)
-    let recorder = NotificationRecorder()
+    try await withStore(kind) { made in
+      let seeded = made.store
+      let seededNote = try await seeded.add(
+        NoteDraft(title: "Seeded", text: "by the test"), owner: alice)
+      let recorder = NotificationRecorder()
 
-    try await withTestEnvironment(.set(\.notesStore, seeded), .set(\.notify, recorder.action)) {
-      try await NotesApplication.make().test(.router) { client in
-        let listed = try await client.send(.get, "/notes", as: "alice").json(NoteList.self)
-        #expect(listed.notes == [seededNote])
-        let created = try await client.send(
-          .post, "/notes", as: "alice", body: #"{"title": "New"}"#
-        )
-        .json(Note.self)
-        #expect(recorder.notifications == [.created(created)])
+      try await withTestEnvironment(.set(\.notesStore, seeded), .set(\.notify, recorder.action)) {
+        try await NotesApplication.make().test(.router) { client in
+          let listed = try await client.send(.get, "/notes", as: "alice").json(NoteList.self)
+          #expect(listed.notes == [seededNote])
+          let created = try await client.send(
+            .post, "/notes", as: "alice", body: #"{"title": "New"}"#
+          )
+          .json(Note.self)
+          #expect(recorder.notifications == [.created(created)])
+        }
       }
+      #expect(try await seeded.notes(of: alice).map(\.title) == ["Seeded", "New"])
     }
-    #expect(seeded.notes(of: alice).map(\.title) == ["Seeded", "New"])
   }
 
-  @Test func theServiceATestGetsIsBuiltOnItsStoreAndAction() async throws {
-    let store = NotesStore()
+  @Test(arguments: StoreKind.all)
+  func theServiceATestGetsIsBuiltOnItsStoreAndAction(store kind: StoreKind) async throws {
+    try await withStore(kind) { made in try await serviceIsBuiltOnItsStore(made.store) }
+  }
+
+  private func serviceIsBuiltOnItsStore(_ store: any NotesStore) async throws {
     let recorder = NotificationRecorder()
     let outside = EnvironmentNode.current[\.notesService]
     try await withTestEnvironment(.set(\.notesStore, store), .set(\.notify, recorder.action)) {
@@ -52,9 +60,14 @@ struct TestEnvironmentTests {
     }
   }
 
-  @Test func appsInParallelTestEnvironmentsKeepTheirOwnStoresAndActions() async throws {
+  @Test(arguments: StoreKind.all)
+  func appsInParallelTestEnvironmentsKeepTheirOwnStoresAndActions(store kind: StoreKind)
+    async throws
+  {
     let recorders = (0..<8).map { _ in NotificationRecorder() }
-    let stores = (0..<8).map { _ in NotesStore() }
+    var made: [TestStore] = []
+    for _ in 0..<8 { made.append(try await TestStore.make(kind)) }
+    let stores = made.map(\.store)
     let services = SeenServices()
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<8 {
@@ -78,10 +91,68 @@ struct TestEnvironmentTests {
     }
     let sharedUser = try AuthenticatedUser(headerValue: "shared-user")
     for index in 0..<8 {
-      let titles = stores[index].notes(of: sharedUser).map(\.title)
+      let titles = try await stores[index].notes(of: sharedUser).map(\.title)
       #expect(titles == (0..<5).map { "app \(index) note \($0)" })
       #expect(recorders[index].notifications.count == 5)
     }
     #expect(Set(services.take().map(ObjectIdentifier.init)).count == 8)
+    for store in made {
+      try? await store.store.stop()
+      await store.remove()
+    }
+  }
+}
+
+/// The app's service graph, checked in one call before anything serves: the notes service and
+/// the store it reads, built, started and stopped, with every problem reported at once.
+@Suite("The service graph")
+struct ServiceGraphTests {
+  @Test(arguments: StoreKind.all)
+  func theNotesServiceAndItsStoreBuildStartAndStop(store kind: StoreKind) async throws {
+    let made = try await TestStore.make(kind, start: false)
+    do {
+      try await withTestEnvironment(.set(\.notesStore, made.store)) {
+        try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
+      }
+      await made.remove()
+    } catch {
+      await made.remove()
+      throw error
+    }
+  }
+
+  @Test(arguments: StoreKind.all)
+  func theStoreRunsWhileTheTestDoesAndIsStoppedAfter(store kind: StoreKind) async throws {
+    let made = try await TestStore.make(kind, start: false)
+    let ada = try AuthenticatedUser(headerValue: "ada")
+    do {
+      // Not started: the graph starts it, as the service reads it.
+      try await withRunningServices([\.notesService], .set(\.notesStore, made.store)) {
+        let service = EnvironmentNode.current[\.notesService]
+        let caller = NotesCaller(user: ada, logger: EnvironmentNode.current[\.logger])
+        let note = try await service.create(NoteDraft(title: "while running"), for: caller)
+        #expect(try await service.notes(for: caller) == [note])
+      }
+      await #expect(throws: NotesStoreError.self, "stopped when the test's body returned") {
+        _ = try await made.store.count()
+      }
+      await made.remove()
+    } catch {
+      await made.remove()
+      throw error
+    }
+  }
+
+  @Test func aStoreThatCannotStartIsReportedWithThePathToIt() async throws {
+    let store = SQLiteNotesStore(path: "/nonexistent-folder/notes.sqlite")
+    await #expect {
+      try await withTestEnvironment(.set(\.notesStore, store)) {
+        try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
+      }
+    } throws: { error in
+      let description = "\(error)"
+      return description.contains("notesService → notesStore")
+        && description.contains("the SQLite notes store at /nonexistent-folder/notes.sqlite")
+    }
   }
 }

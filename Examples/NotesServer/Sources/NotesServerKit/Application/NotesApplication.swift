@@ -11,7 +11,7 @@ import Milieu
 /// let app = EnvironmentNode("notes-server")
 /// app.update { values in
 ///   values.configuration = configuration
-///   values.notesStore = NotesStore()
+///   values.notesStore = SQLiteNotesStore(path: "notes.sqlite")
 /// }
 /// try await app.withCurrent { NotesApplication.make() }.runService()
 /// ```

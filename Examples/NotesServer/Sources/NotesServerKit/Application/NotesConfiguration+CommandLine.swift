@@ -10,8 +10,13 @@ extension NotesConfiguration {
   /// How to run the server, for `--help` and after a mistake.
   public static func usage(executable: String) -> String {
     """
-    Usage: \(executable) [--port PORT] [--log-level LEVEL] [--idle-timeout SECONDS]
-             [--request-timeout SECONDS] [--write-timeout SECONDS] [--max-connections COUNT]
+    Usage: \(executable) [--store LOCATION] [--port PORT] [--log-level LEVEL]
+             [--idle-timeout SECONDS] [--request-timeout SECONDS] [--write-timeout SECONDS]
+             [--max-connections COUNT] [--start-timeout SECONDS] [--shutdown-timeout SECONDS]
+
+      --store LOCATION           where the notes live: the path of an SQLite file, created if
+                                 missing (default notes.sqlite), or a PostgreSQL URL,
+                                 postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; NOTES_STORE
 
       --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
                                  picks a free one); NOTES_PORT
@@ -29,11 +34,21 @@ extension NotesConfiguration {
                                  backlog (default: the open-file limit less a quarter of it,
                                  at least 32, kept for the server's own files);
                                  NOTES_MAX_CONNECTIONS
+      --start-timeout SECONDS    how long the store may take to start (default 10);
+                                 NOTES_START_TIMEOUT
+      --shutdown-timeout SECONDS how long stopping may take after SIGTERM or SIGINT: requests
+                                 in flight finish, then the store closes (default 10);
+                                 NOTES_SHUTDOWN_TIMEOUT
       --help                     prints this
 
     The environment variable named after an option sets it too; the option wins over it.
     Timeouts are from 0.001 to 86400 seconds. The server raises its open-file limit (ulimit -n)
     to the hard limit when it starts, and logs the limit and the connections it allows.
+
+    Exit status: 0 stopped by SIGTERM or SIGINT after serving, everything closed in order;
+    64 a bad command line; 69 a service (the store) could not start; 70 a service failed while
+    running, or stopping took longer than the shutdown timeout; 143 stopped by SIGTERM or
+    SIGINT while starting, what had started closed in order.
     """
   }
 
@@ -42,6 +57,8 @@ extension NotesConfiguration {
     "--port": "NOTES_PORT", "--log-level": "NOTES_LOG_LEVEL",
     "--idle-timeout": "NOTES_IDLE_TIMEOUT", "--request-timeout": "NOTES_REQUEST_TIMEOUT",
     "--write-timeout": "NOTES_WRITE_TIMEOUT", "--max-connections": "NOTES_MAX_CONNECTIONS",
+    "--store": "NOTES_STORE", "--start-timeout": "NOTES_START_TIMEOUT",
+    "--shutdown-timeout": "NOTES_SHUTDOWN_TIMEOUT",
   ]
 
   /// Reads the configuration from command-line arguments and environment variables.
@@ -86,6 +103,8 @@ extension NotesConfiguration {
       ("--idle-timeout", "idle", \NotesConfiguration.idleTimeout),
       ("--request-timeout", "request", \.requestTimeout),
       ("--write-timeout", "write", \.writeTimeout),
+      ("--start-timeout", "start", \.startTimeout),
+      ("--shutdown-timeout", "shutdown", \.shutdownTimeout),
     ] {
       guard let value = values[option] else { continue }
       guard let seconds = Double(value), (0.001...86_400).contains(seconds) else {
@@ -103,6 +122,20 @@ extension NotesConfiguration {
             + " limit of \(openFileLimit.soft) leaves room for, not '\(count)'")
       }
       configuration.maximumConnections = number
+    }
+    if let store = values["--store"] {
+      guard !store.isEmpty else {
+        throw CommandLineError(
+          description: "the store is the path of an SQLite file or a PostgreSQL URL, not ''")
+      }
+      configuration.store = StoreLocation(parsing: store)
+      if case .postgres(let url) = configuration.store {
+        do {
+          _ = try PostgresURLError.configuration(url: url)
+        } catch {
+          throw CommandLineError(description: error.description)
+        }
+      }
     }
     var level = Logger.Level.info
     if let logLevel = values["--log-level"] {
@@ -135,11 +168,14 @@ extension NotesConfiguration {
   /// logs both.
   ///
   /// ```swift
-  /// let (configuration, logger) = NotesConfiguration.fromCommandLine()
+  /// let (configuration, logger, store) = NotesConfiguration.fromCommandLine()
   /// ```
   ///
-  /// - Returns: The configuration, and a logger at the level asked for.
-  public static func fromCommandLine() -> (configuration: NotesConfiguration, logger: Logger) {
+  /// - Returns: The configuration, a logger at the level asked for, and the store the
+  ///   configuration names, not yet started.
+  public static func fromCommandLine() -> (
+    configuration: NotesConfiguration, logger: Logger, store: any NotesStore
+  ) {
     let executable = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") }
     let usage = usage(executable: executable ?? "NotesServer")
     let initialFileLimit = OpenFileLimit.current
@@ -153,14 +189,17 @@ extension NotesConfiguration {
         print(usage)
         exit(0)
       }
-      var logger = Logger(label: "NotesServer")
+      // Every line logged in a request carries its id and user, read from the request's node.
+      var logger = Logger(label: "NotesServer", metadataProvider: .notesRequest)
       logger.logLevel = logLevel
       logger.info(
         """
         open-file limit \(fileLimit.soft) (was \(initialFileLimit.soft), hard limit \
         \(fileLimit.hard)): at most \(configuration.maximumConnections) connections at once
         """)
-      return (configuration, logger)
+      let store = try configuration.store.makeStore(
+        startTimeout: configuration.startTimeout, logger: logger)
+      return (configuration, logger, store)
     } catch {
       let message = "error: \(error)\n\n\(usage)\n"
       _ = message.utf8CString.withUnsafeBufferPointer {

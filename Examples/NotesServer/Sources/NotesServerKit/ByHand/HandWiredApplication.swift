@@ -4,7 +4,8 @@ import Hummingbird
 /// with services passed in the request context instead of read from a node.
 ///
 /// ```swift
-/// let services = HandWiredAppServices(configuration: configuration, logger: logger, store: NotesStore())
+/// let store = SQLiteNotesStore(path: "notes.sqlite")
+/// let services = HandWiredAppServices(configuration: configuration, logger: logger, store: store)
 /// try await HandWiredApplication.make(services: services).runService()
 /// ```
 public enum HandWiredApplication {
@@ -20,16 +21,18 @@ public enum HandWiredApplication {
     let service = HandWiredNotesService(app: services)
     let maximumBodySize = services.configuration.maximumBodySize
     router.get("notes") { _, context in
-      NoteList(notes: service.notes(for: try context.requireServices().caller))
+      NoteList(notes: try await service.notes(for: try context.requireServices().caller))
     }
     router.post("notes") { request, context in
       let caller = try context.requireServices().caller
       let draft = try await request.decodeJSONBody(NoteDraft.self, maximumSize: maximumBodySize)
-      return EditedResponse(status: .created, response: try service.create(draft, for: caller))
+      return EditedResponse(
+        status: .created, response: try await service.create(draft, for: caller))
     }
     router.delete("notes/:id") { _, context in
       let caller = try context.requireServices().caller
-      try service.delete(id: try NotesRoutes.noteID(context.parameters.get("id")), for: caller)
+      try await service.delete(
+        id: try NotesRoutes.noteID(context.parameters.get("id")), for: caller)
       return HTTPResponse.Status.noContent
     }
     router.post("notes/deletion-token") { _, context in
@@ -37,7 +40,7 @@ public enum HandWiredApplication {
       return EditedResponse(status: .created, response: service.issueDeletionToken(for: caller))
     }
     router.delete("notes") { request, context in
-      try service.deleteAll(
+      try await service.deleteAll(
         confirmedBy: request.uri.queryParameters.get("confirm"),
         for: try context.requireServices().caller)
     }

@@ -6,7 +6,7 @@ import Logging
 /// Where Milieu's `notify` action logs with the logger of the node current when it is called,
 /// this one logs with the caller's logger, which each call passes in.
 public final class HandWiredNotesService: Sendable {
-  private let store: NotesStore
+  private let store: any NotesStore
   private let clock: any Clock<Duration>
   private let deletionTokenLifetime: Duration
 
@@ -23,8 +23,11 @@ public final class HandWiredNotesService: Sendable {
   ///
   /// - Parameter caller: The request's user and logger.
   /// - Returns: The notes.
-  public func notes(for caller: NotesCaller) -> [Note] {
-    let notes = store.notes(of: caller.user)
+  /// - Throws: ``APIError`` 503 when the store cannot be reached.
+  public func notes(for caller: NotesCaller) async throws(APIError) -> [Note] {
+    let notes = try await caller.unavailable { () throws(NotesStoreError) in
+      try await store.notes(of: caller.user)
+    }
     caller.logger.debug("listed \(notes.count) notes")
     return notes
   }
@@ -35,10 +38,15 @@ public final class HandWiredNotesService: Sendable {
   ///   - draft: Its title and text.
   ///   - caller: The request's user and logger.
   /// - Returns: The note.
-  /// - Throws: ``APIError`` 422 for a draft that breaks a rule.
-  public func create(_ draft: NoteDraft, for caller: NotesCaller) throws(APIError) -> Note {
+  /// - Throws: ``APIError`` 422 for a draft that breaks a rule, 503 when the store cannot be
+  ///   reached.
+  public func create(
+    _ draft: NoteDraft, for caller: NotesCaller
+  ) async throws(APIError) -> Note {
     try draft.validate()
-    let note = store.add(draft, owner: caller.user)
+    let note = try await caller.unavailable { () throws(NotesStoreError) in
+      try await store.add(draft, owner: caller.user)
+    }
     caller.logger.debug("created note \(note.id)")
     notify(.created(note), caller)
     return note
@@ -49,9 +57,13 @@ public final class HandWiredNotesService: Sendable {
   /// - Parameters:
   ///   - id: The note's id.
   ///   - caller: The request's user and logger.
-  /// - Throws: ``APIError`` 404 if the user has no such note.
-  public func delete(id: Int, for caller: NotesCaller) throws(APIError) {
-    guard let note = store.remove(id: id, owner: caller.user) else {
+  /// - Throws: ``APIError`` 404 if the user has no such note, 503 when the store cannot be
+  ///   reached.
+  public func delete(id: Int, for caller: NotesCaller) async throws(APIError) {
+    let removed = try await caller.unavailable { () throws(NotesStoreError) in
+      try await store.remove(id: id, owner: caller.user)
+    }
+    guard let note = removed else {
       throw .notFound("\(caller.user) has no note \(id)")
     }
     caller.logger.debug("deleted note \(id)")
@@ -64,7 +76,7 @@ public final class HandWiredNotesService: Sendable {
   /// - Returns: The token and how long it stays valid.
   public func issueDeletionToken(for caller: NotesCaller) -> DeletionTokenResponse {
     let lifetime = deletionTokenLifetime
-    let token = store.issueDeletionToken(for: caller.user, clock: clock, lifetime: lifetime)
+    let token = store.deletionTokens.issue(for: caller.user, clock: clock, lifetime: lifetime)
     caller.logger.debug("issued a deletion token")
     return DeletionTokenResponse(token: token, expiresInSeconds: Int(lifetime.components.seconds))
   }
@@ -75,16 +87,26 @@ public final class HandWiredNotesService: Sendable {
   ///   - token: The token, or `nil` if the request carries none.
   ///   - caller: The request's user and logger.
   /// - Returns: How many notes were deleted.
-  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one.
+  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one, 503 when the
+  ///   store cannot be reached (the token then stays valid).
   public func deleteAll(
     confirmedBy token: String?, for caller: NotesCaller
-  ) throws(APIError) -> DeletedAllResponse {
+  ) async throws(APIError) -> DeletedAllResponse {
     guard let token, !token.isEmpty else {
       throw .badRequest(
         "missing confirmation token: POST /notes/deletion-token, then DELETE /notes?confirm=TOKEN"
       )
     }
-    let count = try store.removeAll(of: caller.user, confirmedBy: token, clock: clock)
+    let redeemed = try store.deletionTokens.redeem(token, of: caller.user, clock: clock)
+    let count: Int
+    do {
+      count = try await caller.unavailable { () throws(NotesStoreError) in
+        try await store.removeAll(of: caller.user)
+      }
+    } catch {
+      store.deletionTokens.restore(redeemed)
+      throw error
+    }
     caller.logger.debug("deleted all \(count) notes")
     notify(.deletedAll(owner: caller.user.name, count: count), caller)
     return DeletedAllResponse(deleted: count)

@@ -11,7 +11,7 @@ public struct HandWiredAppServices: Sendable {
   /// The server's logger, without request metadata.
   public var logger: Logger
   /// Where the notes live.
-  public var store: NotesStore
+  public var store: any NotesStore
   /// The clock that times confirmation tokens.
   public var clock: any Clock<Duration>
 
@@ -23,7 +23,7 @@ public struct HandWiredAppServices: Sendable {
   ///   - store: Where the notes live.
   ///   - clock: The clock that times confirmation tokens.
   public init(
-    configuration: NotesConfiguration, logger: Logger, store: NotesStore,
+    configuration: NotesConfiguration, logger: Logger, store: any NotesStore,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.configuration = configuration

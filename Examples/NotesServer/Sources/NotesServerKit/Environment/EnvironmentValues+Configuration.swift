@@ -1,3 +1,4 @@
+import Logging
 import Milieu
 
 /// What the server is told when it starts: where it listens and the limits it enforces.
@@ -42,6 +43,13 @@ public struct NotesConfiguration: Sendable, Equatable {
   /// can be stopped by its own runtime; ``OpenFileLimit/connections`` is how many the limit
   /// leaves room for.
   public var maximumConnections: Int
+  /// Where the notes live: an SQLite file, or a PostgreSQL database.
+  public var store: StoreLocation
+  /// How long the server's services (its store) may take to start before it gives up.
+  public var startTimeout: Duration
+  /// How long stopping may take, once SIGTERM or SIGINT arrives: requests in flight finish,
+  /// then the services stop, within it.
+  public var shutdownTimeout: Duration
 
   /// Creates a configuration.
   ///
@@ -55,11 +63,16 @@ public struct NotesConfiguration: Sendable, Equatable {
   ///   - writeTimeout: How long a client may leave its responses unread.
   ///   - maximumConnections: The most connections open at once; by default, as many as the
   ///     process's open-file limit leaves room for (``OpenFileLimit/connections``).
+  ///   - store: Where the notes live.
+  ///   - startTimeout: How long the services may take to start.
+  ///   - shutdownTimeout: How long stopping may take.
   public init(
     port: Int = 8080, maximumBodySize: Int = 16 * 1024,
     deletionTokenLifetime: Duration = .seconds(60), userHeaderName: String = "X-User",
     idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
-    writeTimeout: Duration = .seconds(30), maximumConnections: Int? = nil
+    writeTimeout: Duration = .seconds(30), maximumConnections: Int? = nil,
+    store: StoreLocation = .sqlite(path: "notes.sqlite"), startTimeout: Duration = .seconds(10),
+    shutdownTimeout: Duration = .seconds(10)
   ) {
     self.host = "127.0.0.1"
     self.port = port
@@ -70,6 +83,62 @@ public struct NotesConfiguration: Sendable, Equatable {
     self.requestTimeout = requestTimeout
     self.writeTimeout = writeTimeout
     self.maximumConnections = maximumConnections ?? OpenFileLimit.current.connections
+    self.store = store
+    self.startTimeout = startTimeout
+    self.shutdownTimeout = shutdownTimeout
+  }
+}
+
+/// Where the notes live, as the command line names it: a PostgreSQL URL, or the path of an
+/// SQLite file.
+///
+/// ```swift
+/// StoreLocation(parsing: "postgres://notes@127.0.0.1/notes")  // .postgres(url: …)
+/// StoreLocation(parsing: "/var/lib/notes.sqlite")  // .sqlite(path: …)
+/// ```
+public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
+  /// An SQLite file, created if it does not exist.
+  case sqlite(path: String)
+  /// A PostgreSQL database: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+  case postgres(url: String)
+
+  /// Reads a location: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else
+  /// the path of an SQLite file.
+  ///
+  /// - Parameter text: The location.
+  public init(parsing text: String) {
+    let isURL = text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    self = isURL ? .postgres(url: text) : .sqlite(path: text)
+  }
+
+  /// The location as the command line writes it, without a password.
+  public var description: String {
+    switch self {
+    case .sqlite(let path): "SQLite file \(path)"
+    case .postgres(let url):
+      if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") {
+        "PostgreSQL \(url[..<scheme.upperBound])…\(url[at...])"
+      } else {
+        "PostgreSQL"
+      }
+    }
+  }
+
+  /// Makes the store this location names; nothing is opened before the store starts.
+  ///
+  /// - Parameters:
+  ///   - startTimeout: How long the store may take to start.
+  ///   - logger: Where the store's driver logs.
+  /// - Returns: The store.
+  /// - Throws: ``PostgresURLError`` for a PostgreSQL URL the store cannot use.
+  public func makeStore(
+    startTimeout: Duration, logger: Logger
+  ) throws(PostgresURLError) -> any NotesStore {
+    switch self {
+    case .sqlite(let path): SQLiteNotesStore(path: path, logger: logger)
+    case .postgres(let url):
+      try PostgresNotesStore(url: url, startTimeout: startTimeout, logger: logger)
+    }
   }
 }
 

@@ -2,11 +2,13 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Milieu
+import Tracing
 
 /// Gives each request a child of the app's node, current while the request is handled.
 ///
 /// The child holds what belongs to that request alone: its id, the user its header names, and
-/// a logger that carries both as metadata. Handlers read them from the node, together with
+/// the `ServiceContext` its trace headers carry, which the app's tracer extracts. Handlers read
+/// them from the node, together with
 /// everything the app node shares (configuration, store, clock, actions, and the services
 /// derived from them, which are built once per app, not per request), and cannot see another
 /// request's.
@@ -28,9 +30,9 @@ import Milieu
 public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The node each request's node is a child of.
   private let app: EnvironmentNode
-  /// The app's logger, read at each request, so that a logger the app node is given later
+  /// The app's tracer, read at each request, so that a tracer the app node is given later
   /// reaches the requests after it.
-  private let logger: Milieu.Environment<Logger>
+  private let tracer: Milieu.Environment<any Tracer>
   private let userHeader: HTTPField.Name
   private let userHeaderName: String
 
@@ -41,7 +43,7 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
   /// - Parameter app: The app node; the current node unless given.
   public init(app: EnvironmentNode = .current) {
     self.app = app
-    logger = app.withCurrent { Milieu.Environment(\.logger) }
+    tracer = app.withCurrent { Milieu.Environment(\.tracer) }
     userHeaderName = app[\.configuration].userHeaderName
     guard let userHeader = HTTPField.Name(userHeaderName) else {
       preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
@@ -64,15 +66,16 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
     let user = try AuthenticatedUser(
       headerValues: request.headers[values: userHeader], headerName: userHeaderName)
     let requestID = context.id
-    var logger = self.logger.wrappedValue
-    logger[metadataKey: "request.id"] = .string(requestID)
-    logger[metadataKey: "user"] = .string(user.name)
+    var serviceContext = ServiceContext.topLevel
+    tracer.wrappedValue.extract(
+      request.headers, into: &serviceContext, using: HTTPFieldsExtractor())
     // A constant name: the id is among the node's values, which tree dumps show, and a name
-    // made per request would cost a string for every request.
+    // made per request would cost a string for every request. The logger is the app's: its
+    // metadata provider (`.notesRequest`) reads the id and the user from this node.
     let node = app.child("request") { values in
       values.requestID = requestID
       values.authenticatedUser = user
-      values.logger = logger
+      values.serviceContext = serviceContext
     }
     return try await node.withCurrent { try await next(request, context) }
   }

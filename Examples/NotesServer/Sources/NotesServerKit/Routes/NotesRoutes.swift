@@ -23,14 +23,14 @@ public enum NotesRoutes {
   /// - Parameter router: The router, whose middleware must include a
   ///   ``RequestEnvironmentMiddleware`` added before this call.
   public static func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-    router.get("notes") { _, _ in try list() }
+    router.get("notes") { _, _ in try await list() }
     router.post("notes") { request, _ in try await create(request) }
     router.delete("notes/:id") { _, context in
-      try delete(id: context.parameters.get("id"))
+      try await delete(id: context.parameters.get("id"))
     }
     router.post("notes/deletion-token") { _, _ in try issueDeletionToken() }
     router.delete("notes") { request, _ in
-      try deleteAll(confirmedBy: request.uri.queryParameters.get("confirm"))
+      try await deleteAll(confirmedBy: request.uri.queryParameters.get("confirm"))
     }
     router.get("me") { _, _ in try whoAmI() }
   }
@@ -38,10 +38,10 @@ public enum NotesRoutes {
   /// `GET /notes`.
   ///
   /// - Returns: The user's notes.
-  /// - Throws: ``APIError`` 401 outside a request.
-  public static func list() throws(APIError) -> NoteList {
+  /// - Throws: ``APIError`` 401 outside a request, 503 when the store cannot be reached.
+  public static func list() async throws(APIError) -> NoteList {
     let request = EnvironmentNode.current.values
-    return NoteList(notes: request.notesService.notes(for: try request.notesCaller()))
+    return NoteList(notes: try await request.notesService.notes(for: try request.notesCaller()))
   }
 
   /// `POST /notes`.
@@ -49,13 +49,13 @@ public enum NotesRoutes {
   /// - Parameter request: The request, whose body is a ``NoteDraft``.
   /// - Returns: 201 and the new note.
   /// - Throws: ``APIError``: 400 for a malformed body, 413 for one too large, 422 for a draft
-  ///   that breaks a rule.
+  ///   that breaks a rule, 503 when the store cannot be reached.
   public static func create(_ request: Request) async throws(APIError) -> EditedResponse<Note> {
     let values = EnvironmentNode.current.values
     let caller = try values.notesCaller()
     let draft = try await request.decodeJSONBody(
       NoteDraft.self, maximumSize: values.configuration.maximumBodySize)
-    let note = try values.notesService.create(draft, for: caller)
+    let note = try await values.notesService.create(draft, for: caller)
     return EditedResponse(status: .created, response: note)
   }
 
@@ -64,10 +64,11 @@ public enum NotesRoutes {
   /// - Parameter rawID: The `:id` path parameter.
   /// - Returns: 204.
   /// - Throws: ``APIError``: 400 for an id that is not a positive integer in decimal digits,
-  ///   404 for a note the user does not have.
-  public static func delete(id rawID: String?) throws(APIError) -> HTTPResponse.Status {
+  ///   404 for a note the user does not have, 503 when the store cannot be reached.
+  public static func delete(id rawID: String?) async throws(APIError) -> HTTPResponse.Status {
     let request = EnvironmentNode.current.values
-    try request.notesService.delete(id: try Self.noteID(rawID), for: try request.notesCaller())
+    try await request.notesService.delete(
+      id: try Self.noteID(rawID), for: try request.notesCaller())
     return .noContent
   }
 
@@ -87,10 +88,13 @@ public enum NotesRoutes {
   /// - Parameter token: The `confirm` query parameter.
   /// - Returns: How many notes were deleted.
   /// - Throws: ``APIError``: 400 without a token, 403 for a wrong or expired one, 401 outside
-  ///   a request.
-  public static func deleteAll(confirmedBy token: String?) throws(APIError) -> DeletedAllResponse {
+  ///   a request, 503 when the store cannot be reached.
+  public static func deleteAll(
+    confirmedBy token: String?
+  ) async throws(APIError) -> DeletedAllResponse {
     let request = EnvironmentNode.current.values
-    return try request.notesService.deleteAll(confirmedBy: token, for: try request.notesCaller())
+    return try await request.notesService.deleteAll(
+      confirmedBy: token, for: try request.notesCaller())
   }
 
   /// `GET /me`.

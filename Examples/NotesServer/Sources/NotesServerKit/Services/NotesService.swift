@@ -1,4 +1,6 @@
 import Logging
+import Milieu
+import Tracing
 
 /// What a user can do with their notes: the server's logic, free of HTTP.
 ///
@@ -16,7 +18,7 @@ import Logging
 /// The by-hand server builds one itself and passes it the same caller, made by hand.
 public final class NotesService: Sendable {
   /// Where the notes live.
-  public let store: NotesStore
+  public let store: any NotesStore
   /// The clock that times confirmation tokens.
   public let clock: any Clock<Duration>
   /// Tells someone that notes changed.
@@ -32,7 +34,7 @@ public final class NotesService: Sendable {
   ///   - notify: Tells someone that notes changed.
   ///   - deletionTokenLifetime: How long a delete-all confirmation token stays valid.
   public init(
-    store: NotesStore, clock: any Clock<Duration>, notify: NotifyAction,
+    store: any NotesStore, clock: any Clock<Duration>, notify: NotifyAction,
     deletionTokenLifetime: Duration
   ) {
     self.store = store
@@ -45,8 +47,11 @@ public final class NotesService: Sendable {
   ///
   /// - Parameter caller: The request's user and logger.
   /// - Returns: The notes.
-  public func notes(for caller: NotesCaller) -> [Note] {
-    let notes = store.notes(of: caller.user)
+  /// - Throws: ``APIError`` 503 when the store cannot be reached.
+  public func notes(for caller: NotesCaller) async throws(APIError) -> [Note] {
+    let notes = try await traced("notes.list", caller) { () throws(NotesStoreError) in
+      try await store.notes(of: caller.user)
+    }
     caller.logger.debug("listed \(notes.count) notes")
     return notes
   }
@@ -57,10 +62,15 @@ public final class NotesService: Sendable {
   ///   - draft: Its title and text.
   ///   - caller: The request's user and logger.
   /// - Returns: The note.
-  /// - Throws: ``APIError`` 422 for a draft that breaks a rule.
-  public func create(_ draft: NoteDraft, for caller: NotesCaller) throws(APIError) -> Note {
+  /// - Throws: ``APIError`` 422 for a draft that breaks a rule, 503 when the store cannot be
+  ///   reached.
+  public func create(
+    _ draft: NoteDraft, for caller: NotesCaller
+  ) async throws(APIError) -> Note {
     try draft.validate()
-    let note = store.add(draft, owner: caller.user)
+    let note = try await traced("notes.add", caller) { () throws(NotesStoreError) in
+      try await store.add(draft, owner: caller.user)
+    }
     caller.logger.debug("created note \(note.id)")
     notify(.created(note))
     return note
@@ -71,9 +81,13 @@ public final class NotesService: Sendable {
   /// - Parameters:
   ///   - id: The note's id.
   ///   - caller: The request's user and logger.
-  /// - Throws: ``APIError`` 404 if the user has no such note.
-  public func delete(id: Int, for caller: NotesCaller) throws(APIError) {
-    guard let note = store.remove(id: id, owner: caller.user) else {
+  /// - Throws: ``APIError`` 404 if the user has no such note, 503 when the store cannot be
+  ///   reached.
+  public func delete(id: Int, for caller: NotesCaller) async throws(APIError) {
+    let removed = try await traced("notes.remove", caller) { () throws(NotesStoreError) in
+      try await store.remove(id: id, owner: caller.user)
+    }
+    guard let note = removed else {
       throw .notFound("\(caller.user) has no note \(id)")
     }
     caller.logger.debug("deleted note \(id)")
@@ -86,7 +100,7 @@ public final class NotesService: Sendable {
   /// - Returns: The token and how long it stays valid.
   public func issueDeletionToken(for caller: NotesCaller) -> DeletionTokenResponse {
     let lifetime = deletionTokenLifetime
-    let token = store.issueDeletionToken(for: caller.user, clock: clock, lifetime: lifetime)
+    let token = store.deletionTokens.issue(for: caller.user, clock: clock, lifetime: lifetime)
     caller.logger.debug("issued a deletion token")
     return DeletionTokenResponse(token: token, expiresInSeconds: Int(lifetime.components.seconds))
   }
@@ -98,19 +112,55 @@ public final class NotesService: Sendable {
   ///     none.
   ///   - caller: The request's user and logger.
   /// - Returns: How many notes were deleted.
-  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one.
+  /// - Throws: ``APIError`` 400 without a token, 403 for a wrong or expired one, 503 when the
+  ///   store cannot be reached (the token then stays valid).
   public func deleteAll(
     confirmedBy token: String?, for caller: NotesCaller
-  ) throws(APIError) -> DeletedAllResponse {
+  ) async throws(APIError) -> DeletedAllResponse {
     guard let token, !token.isEmpty else {
       throw .badRequest(
         "missing confirmation token: POST /notes/deletion-token, then DELETE /notes?confirm=TOKEN"
       )
     }
-    let count = try store.removeAll(of: caller.user, confirmedBy: token, clock: clock)
+    let redeemed = try store.deletionTokens.redeem(token, of: caller.user, clock: clock)
+    let count: Int
+    do {
+      count = try await traced("notes.remove-all", caller) { () throws(NotesStoreError) in
+        try await store.removeAll(of: caller.user)
+      }
+    } catch {
+      store.deletionTokens.restore(redeemed)
+      throw error
+    }
     caller.logger.debug("deleted all \(count) notes")
     notify(.deletedAll(owner: caller.user.name, count: count))
     return DeletedAllResponse(deleted: count)
+  }
+}
+
+extension NotesService {
+  /// Runs a call to the store in a span of the current request (see
+  /// `EnvironmentValues.startSpan(_:)`), turning its failure into the 503 the client gets.
+  ///
+  /// - Parameters:
+  ///   - operationName: The span's name.
+  ///   - caller: The request's user and logger.
+  ///   - call: The call.
+  /// - Returns: What the call returns.
+  /// - Throws: ``APIError`` 503 naming the store, when the call fails.
+  func traced<Value>(
+    _ operationName: String, _ caller: NotesCaller,
+    _ call: () async throws(NotesStoreError) -> Value
+  ) async throws(APIError) -> Value {
+    let span = EnvironmentNode.current.values.startSpan(operationName)
+    defer { span.end() }
+    do {
+      return try await caller.unavailable(call)
+    } catch {
+      span.recordError(error)
+      span.setStatus(SpanStatus(code: .error, message: error.message))
+      throw error
+    }
   }
 }
 
@@ -133,5 +183,22 @@ public struct NotesCaller: Sendable {
   public init(user: AuthenticatedUser, logger: Logger) {
     self.user = user
     self.logger = logger
+  }
+
+  /// Runs a call to the store, turning its failure into the 503 the client gets, logged as an
+  /// error that names the store.
+  ///
+  /// - Parameter call: The call.
+  /// - Returns: What the call returns.
+  /// - Throws: ``APIError`` 503 naming the store, when the call fails.
+  package func unavailable<Value>(
+    _ call: () async throws(NotesStoreError) -> Value
+  ) async throws(APIError) -> Value {
+    do {
+      return try await call()
+    } catch {
+      logger.error("\(error)")
+      throw error.apiError
+    }
   }
 }

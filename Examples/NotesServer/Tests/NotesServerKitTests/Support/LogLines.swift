@@ -15,7 +15,7 @@ final class LogLines: Sendable {
   /// - Returns: The logger.
   func logger(level: Logger.Level = .info) -> Logger {
     var logger = Logger(label: "NotesServerTests") { label in
-      StreamLogHandler(label: label, stream: Stream(lines: self), metadataProvider: nil)
+      StreamLogHandler(label: label, stream: Stream(lines: self), metadataProvider: .notesRequest)
     }
     logger.logLevel = level
     return logger

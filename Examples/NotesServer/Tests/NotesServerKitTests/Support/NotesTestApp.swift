@@ -6,6 +6,7 @@ import Logging
 import Milieu
 import MilieuTesting
 import NotesServerKit
+import Tracing
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -20,8 +21,10 @@ import NotesServerKit
 struct NotesTestApp: Sendable {
   /// The app node: every request's node is a child of it.
   let node: EnvironmentNode
-  /// The app's store.
-  let store: NotesStore
+  /// The app's store, started: an SQLite file or a PostgreSQL schema of the test's own.
+  let store: any NotesStore
+  /// Where the store keeps its notes: the SQLite file's path, or the PostgreSQL schema.
+  let database: String
   /// What the app's `notify` sent.
   let notifications: NotificationRecorder
   /// Everything the app logged, at every level.
@@ -33,39 +36,48 @@ struct NotesTestApp: Sendable {
 /// Runs a test against a fresh notes app, through HummingbirdTesting's router client.
 ///
 /// - Parameters:
+///   - kind: The kind of store the app keeps its notes in; a fresh one.
 ///   - configuration: The app's configuration.
 ///   - notify: The app's `notify` action; by default one that records into the app's
 ///     ``NotesTestApp/notifications``.
 ///   - logger: The app's logger; by default one that logs everything into the app's
 ///     ``NotesTestApp/logs``.
+///   - tracer: The app's tracer; by default one that records nothing.
 ///   - addRoutes: Adds routes of the test's own to the router, after the notes routes.
 ///   - body: The test.
 /// - Returns: What `body` returns.
 /// - Throws: What `body` throws, or what starting the app throws.
 func withNotesApp<Result: Sendable>(
+  _ kind: StoreKind,
   configuration: NotesConfiguration = NotesConfiguration(),
   notify: NotifyAction? = nil,
   logger: Logger? = nil,
+  tracer: (any Tracer)? = nil,
   addRoutes: (Router<NotesRequestContext>) -> Void = { _ in },
   _ body: @Sendable (any TestClientProtocol, NotesTestApp) async throws -> Result
 ) async throws -> Result {
-  let logs = InMemoryLogHandler()
-  var inMemoryLogger = Logger(label: "NotesServerTests") { _ in logs }
+  var logs = InMemoryLogHandler()
+  logs.metadataProvider = .notesRequest
+  var inMemoryLogger = Logger(label: "NotesServerTests") { [logs] _ in logs }
   inMemoryLogger.logLevel = .trace
   let notifications = NotificationRecorder()
-  let store = NotesStore()
   let clock = TestClock()
-  return try await withTestEnvironment(
-    .set(\.configuration, configuration), .set(\.logger, logger ?? inMemoryLogger),
-    .set(\.notesStore, store),
-    .set(\.notify, notify ?? notifications.action), .set(\.clock, clock)
-  ) {
-    let app = NotesTestApp(
-      node: .current, store: store, notifications: notifications, logs: logs, clock: clock)
-    let router = NotesApplication.makeRouter()
-    addRoutes(router)
-    return try await NotesApplication.make(router: router).test(.router) { client in
-      try await body(client, app)
+  return try await withStore(kind) { made in
+    let store = made.store
+    return try await withTestEnvironment(
+      .set(\.configuration, configuration), .set(\.logger, logger ?? inMemoryLogger),
+      .set(\.notesStore, store),
+      .set(\.notify, notify ?? notifications.action), .set(\.clock, clock),
+      .set(\.tracer, tracer ?? NoOpTracer())
+    ) {
+      let app = NotesTestApp(
+        node: .current, store: store, database: made.location, notifications: notifications,
+        logs: logs, clock: clock)
+      let router = NotesApplication.makeRouter()
+      addRoutes(router)
+      return try await NotesApplication.make(router: router).test(.router) { client in
+        try await body(client, app)
+      }
     }
   }
 }
@@ -120,11 +132,13 @@ extension TestResponse {
 /// connections the test makes.
 ///
 /// - Parameters:
+///   - kind: The kind of store the app keeps its notes in; a fresh one.
 ///   - configuration: The app's configuration; its port is replaced by a free one.
 ///   - body: The test, given the port.
 /// - Returns: What `body` returns.
 /// - Throws: What `body` throws, or what starting the app throws.
 func withLiveNotesApp<Result: Sendable>(
+  _ kind: StoreKind,
   configuration: NotesConfiguration = NotesConfiguration(),
   _ body: @Sendable (Int) async throws -> Result
 ) async throws -> Result {
@@ -132,12 +146,14 @@ func withLiveNotesApp<Result: Sendable>(
   configuration.port = 0
   var logger = Logger(label: "NotesServerTests.live")
   logger.logLevel = .error
-  return try await withTestEnvironment(
-    .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, NotesStore())
-  ) {
-    try await NotesApplication.make().test(.live) { client in
-      guard let port = client.port else { throw RawConnection.Failure(description: "no port") }
-      return try await body(port)
+  return try await withStore(kind) { made in
+    try await withTestEnvironment(
+      .set(\.configuration, configuration), .set(\.logger, logger), .set(\.notesStore, made.store)
+    ) {
+      try await NotesApplication.make().test(.live) { client in
+        guard let port = client.port else { throw RawConnection.Failure(description: "no port") }
+        return try await body(port)
+      }
     }
   }
 }

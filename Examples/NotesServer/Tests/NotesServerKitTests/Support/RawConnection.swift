@@ -79,6 +79,63 @@ final class RawConnection: Sendable {
     #endif
   }
 
+  /// What became of a request sent on a connection.
+  enum Exchange: Sendable, Equatable {
+    /// A whole response came back: its status and body.
+    case answered(status: Int, body: String)
+    /// The connection closed, or could not be written to, before any byte of a response.
+    case closedBeforeAnswer
+    /// The connection closed in the middle of a response: what had arrived.
+    case cutOff(String)
+  }
+
+  /// Sends a request and reads its whole response, as an HTTP/1.1 client on a kept-alive
+  /// connection does, waiting at most `limit`.
+  ///
+  /// - Parameters:
+  ///   - request: The request, head and body.
+  ///   - limit: How long to wait for the response.
+  /// - Returns: The response, or how the connection ended without one.
+  func exchange(_ request: String, within limit: Duration) -> Exchange {
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+      let count = send(bytes[sent...], flags: 0)
+      guard count > 0 else { return .closedBeforeAnswer }
+      sent += count
+    }
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    var received = [UInt8]()
+    var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    while ContinuousClock.now < deadline {
+      if let response = Self.wholeResponse(received) { return response }
+      guard poll(&polled, 1, (deadline - .now).pollTimeout) > 0 else { continue }
+      if !readSome(into: &received) {
+        return received.isEmpty
+          ? .closedBeforeAnswer
+          : Self.wholeResponse(received) ?? .cutOff(String(decoding: received, as: UTF8.self))
+      }
+    }
+    return .cutOff(String(decoding: received, as: UTF8.self))
+  }
+
+  /// The response `bytes` hold, once its head and all the body its `Content-Length` announces
+  /// have arrived.
+  private static func wholeResponse(_ bytes: [UInt8]) -> Exchange? {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let end = text.range(of: "\r\n\r\n") else { return nil }
+    let head = text[..<end.lowerBound].lowercased()
+    let length =
+      head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+      .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+      ?? 0
+    let body = text[end.upperBound...]
+    guard body.utf8.count >= length,
+      let status = Int(head.split(separator: " ").dropFirst().first ?? "")
+    else { return nil }
+    return .answered(status: status, body: String(body))
+  }
+
   /// Sends `text` a byte at a time, after each byte waiting up to `pause` for the server to
   /// close the connection, and reads what the server answers meanwhile.
   ///

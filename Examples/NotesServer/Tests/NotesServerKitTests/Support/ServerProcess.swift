@@ -19,21 +19,27 @@ final class ServerProcess {
   /// Starts the server on a free port of 127.0.0.1.
   ///
   /// - Parameters:
-  ///   - openFiles: The open-file limit (`ulimit -n`) it starts with.
+  ///   - store: Where it keeps its notes: an SQLite file's path or a PostgreSQL URL
+  ///     (``TestDatabase/location``).
+  ///   - openFiles: The open-file limit (`ulimit -n`) it starts with; the test process's own
+  ///     unless given.
   ///   - raisable: Whether only the soft limit is lowered, so that the server may raise it
   ///     again, or the hard limit too.
   ///   - arguments: More command-line arguments.
   /// - Throws: ``RawConnection/Failure`` when the executable is not built; what starting a
   ///   process throws.
-  init(openFiles: Int, raisable: Bool = false, arguments: [String] = []) throws {
+  init(
+    store: String, openFiles: Int? = nil, raisable: Bool = false, arguments: [String] = []
+  ) throws {
     let executable = Self.productsDirectory.appendingPathComponent("NotesServer").path
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw RawConnection.Failure(description: "no \(executable): run swift build first")
     }
-    let ulimit = "ulimit \(raisable ? "-S " : "")-n \(openFiles)"
+    let ulimit = openFiles.map { "ulimit \(raisable ? "-S " : "")-n \($0) && " } ?? ""
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments =
-      ["-c", "\(ulimit) && exec \"$0\" \"$@\"", executable, "--port", "0"] + arguments
+      ["-c", "\(ulimit)exec \"$0\" \"$@\"", executable, "--port", "0", "--store", store]
+      + arguments
     process.standardOutput = output
     process.standardError = output
     try process.run()
@@ -63,13 +69,50 @@ final class ServerProcess {
     return port
   }
 
-  /// How many files the server has open now, from `/proc` (Linux only).
+  /// How many files the server has open now below a descriptor number, from `/proc` (Linux
+  /// only).
   ///
-  /// - Returns: The number of its open file descriptors.
+  /// The server may have inherited files of the test process that are not closed on exec
+  /// (SQLite's, of tests running beside this one); those numbered at or past its limit take
+  /// none of its room, so only the ones below `limit` are counted.
+  ///
+  /// - Parameter limit: The server's open-file limit.
+  /// - Returns: The number of its open file descriptors below `limit`.
   /// - Throws: What listing `/proc/PID/fd` throws.
-  func openFiles() throws -> Int {
+  func openFiles(below limit: Int) throws -> Int {
     try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")
-      .count
+      .count { (Int($0) ?? .max) < limit }
+  }
+
+  /// Sends the server a signal.
+  ///
+  /// - Parameter signal: The signal, such as `SIGTERM`.
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
+  /// Waits, at most `limit`, until the server has printed a line that contains `text`.
+  ///
+  /// - Returns: Whether it did in time.
+  func waitForOutput(containing text: String, within limit: Duration = .seconds(30)) async -> Bool {
+    await read(within: limit) { $0.contains(text) }
+    return printed.contains(text)
+  }
+
+  /// Waits, at most `limit`, until the server exits, reading all it prints.
+  ///
+  /// - Returns: Its exit status, or `nil` if it was still running when `limit` passed or was
+  ///   ended by a signal it did not handle.
+  func exitStatus(within limit: Duration) async -> Int32? {
+    await read(within: limit) { _ in false }
+    let process = process
+    let exited = await onThreadOfItsOwn {
+      let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+      while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+      return !process.isRunning
+    }
+    guard exited, process.terminationReason == .exit else { return nil }
+    return process.terminationStatus
   }
 
   /// Stops the server, as an operator's SIGTERM does, and reads all it printed until it exited,

@@ -1,0 +1,177 @@
+import Logging
+import NotesServerKit
+import PostgresNIO
+import Testing
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// The stores every test runs against: SQLite always, PostgreSQL when `NOTES_TEST_POSTGRES_URL`
+/// names a server (`test-both-stores.sh` starts one and sets it, as `.ci/run` does).
+enum StoreKind: String, Sendable, CustomTestStringConvertible {
+  case sqlite
+  case postgresql
+
+  /// The server the PostgreSQL half runs against, if any.
+  static let postgresURL = ProcessInfo.processInfo.environment["NOTES_TEST_POSTGRES_URL"]
+
+  /// The kinds this run tests.
+  static let all: [StoreKind] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql]
+
+  var testDescription: String { rawValue }
+}
+
+/// A fresh store of a kind, started, and how to remove it.
+struct TestStore: Sendable {
+  /// The store, started.
+  let store: any NotesStore
+  /// Where it is: an SQLite file's path, or a PostgreSQL schema.
+  let location: String
+  /// Makes another store on the same data, not started: what a restarted server opens.
+  let reopen: @Sendable () throws -> any NotesStore
+  /// Stops the store and deletes its data.
+  let remove: @Sendable () async -> Void
+
+  /// Makes a fresh store of a kind: an SQLite file in a folder of its own, or a PostgreSQL
+  /// schema of its own, so that tests running in parallel never share notes or ids.
+  static func make(_ kind: StoreKind, start: Bool = true) async throws -> TestStore {
+    // The stores log their start and stop, which every test makes: nowhere.
+    let quiet = PostgresAdmin.logger
+    let name =
+      "notes_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let made: TestStore
+    switch kind {
+    case .sqlite:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      let path = folder + "/notes.sqlite"
+      made = TestStore(
+        store: SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500), logger: quiet),
+        location: path,
+        reopen: { SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500), logger: quiet) },
+        remove: { try? FileManager.default.removeItem(atPath: folder) })
+    case .postgresql:
+      let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
+      try await PostgresAdmin.run(url: url, "CREATE SCHEMA \(name)")
+      let configuration = try PostgresNotesStore.configuration(url: url)
+      let open: @Sendable () -> any NotesStore = {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters = [("search_path", name)]
+        configuration.options.maximumConnections = 8
+        return PostgresNotesStore(
+          configuration: configuration, startTimeout: .seconds(20), logger: quiet)
+      }
+      made = TestStore(
+        store: open(), location: name, reopen: open,
+        remove: { try? await PostgresAdmin.run(url: url, "DROP SCHEMA \(name) CASCADE") })
+    }
+    if start {
+      do {
+        try await made.store.start()
+      } catch {
+        await made.remove()
+        throw error
+      }
+    }
+    return made
+  }
+}
+
+/// Runs a test with a fresh, started store of a kind, and removes it after.
+func withStore<Result: Sendable>(
+  _ kind: StoreKind, _ body: (TestStore) async throws -> Result
+) async throws -> Result {
+  let made = try await TestStore.make(kind)
+  do {
+    let result = try await body(made)
+    try? await made.store.stop()
+    await made.remove()
+    return result
+  } catch {
+    try? await made.store.stop()
+    await made.remove()
+    throw error
+  }
+}
+
+/// Statements the tests send to the PostgreSQL server itself, over a connection of their own.
+enum PostgresAdmin {
+  /// Runs statements, one after the other, on a new connection.
+  static func run(url: String, _ statements: String...) async throws {
+    try await withConnection(url: url) { connection in
+      for statement in statements {
+        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+      }
+    }
+  }
+
+  /// Runs a body with a connection of its own, closed after.
+  static func withConnection<Result>(
+    url: String, _ body: (PostgresConnection) async throws -> Result
+  ) async throws -> Result {
+    let client = try PostgresNotesStore.configuration(url: url)
+    let configuration = PostgresConnection.Configuration(
+      host: client.host ?? "127.0.0.1", port: client.port ?? 5432, username: client.username,
+      password: client.password, database: client.database, tls: .disable)
+    let connection = try await PostgresConnection.connect(
+      configuration: configuration, id: 1, logger: logger)
+    do {
+      let result = try await body(connection)
+      try await connection.close()
+      return result
+    } catch {
+      try? await connection.close()
+      throw error
+    }
+  }
+
+  static let logger = Logger(label: "NotesServerTests.postgres") { _ in SwiftLogNoOpLogHandler() }
+}
+
+/// A fresh, empty database for a server process of a test's own: an SQLite file in a folder of
+/// its own, or a PostgreSQL database of its own (a process cannot be told a schema).
+struct TestDatabase: Sendable {
+  /// What `--store` is given: the file's path, or the database's URL.
+  let location: String
+  /// Deletes the database.
+  let remove: @Sendable () async -> Void
+
+  /// Makes a fresh database of a kind.
+  static func make(_ kind: StoreKind) async throws -> TestDatabase {
+    let name =
+      "notes_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    switch kind {
+    case .sqlite:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      return TestDatabase(
+        location: folder + "/notes.sqlite",
+        remove: { try? FileManager.default.removeItem(atPath: folder) })
+    case .postgresql:
+      let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
+      try await PostgresAdmin.run(url: url, "CREATE DATABASE \(name)")
+      let base = url[..<(url.lastIndex(of: "/") ?? url.endIndex)]
+      return TestDatabase(
+        location: "\(base)/\(name)",
+        remove: { try? await PostgresAdmin.run(url: url, "DROP DATABASE \(name) WITH (FORCE)") })
+    }
+  }
+}
+
+/// Runs a test with a fresh database of a kind, and deletes it after.
+func withTestDatabase<Result: Sendable>(
+  _ kind: StoreKind, _ body: (TestDatabase) async throws -> Result
+) async throws -> Result {
+  let database = try await TestDatabase.make(kind)
+  do {
+    let result = try await body(database)
+    await database.remove()
+    return result
+  } catch {
+    await database.remove()
+    throw error
+  }
+}
