@@ -107,7 +107,12 @@ extension EnvironmentValues {
       try await withRunningServices(
         [\.warmCache], .set(\.poolURL, "sqlite::memory:"), .stopHangs(\.pool),
         stopTimeout: .seconds(5), clock: clock
-      ) {}
+      ) {
+        // Only the stop is faked: the pool really started, and what reads it found it open.
+        let node = EnvironmentNode.current
+        #expect(node[\.pool].log == ["start"])
+        #expect(node[\.warmCache].wasWarmedWithOpenPool == true)
+      }
     } matching: { issue in
       issue.comments.contains { "\($0)".hasPrefix("pool (warmCache → pool) did not stop within") }
     }

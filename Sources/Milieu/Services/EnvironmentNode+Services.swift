@@ -158,7 +158,9 @@ extension EnvironmentNode {
       named.append(ServicePlan.Named(root: root, name: name))
     }
     let replacements = values.serviceLifecycleReplacements.compactMap { replacement in
-      graph.add(replacement.service, in: values).map { ($0, replacement.lifecycle) }
+      graph.add(replacement.service, in: values).map { root in
+        (root, replacement.replace(root.value as? any LifecycleService))
+      }
     }
     let plan = ServicePlan(reads: graph, named: named, replacements: replacements)
     return plan.adding(failures)

@@ -3,14 +3,16 @@
 package struct ServiceLifecycleReplacement: Sendable {
   /// The service whose lifecycle is replaced, as the subtree reads it.
   package let service: PartialKeyPath<EnvironmentValues> & Sendable
-  /// What starts and stops in its place.
-  package let lifecycle: any LifecycleService
+  /// What starts and stops in its place, given the service's own lifecycle (`nil` for a value
+  /// that has none), so that a replacement may start or stop the service itself.
+  package let replace: @Sendable ((any LifecycleService)?) -> any LifecycleService
 
   package init(
-    service: PartialKeyPath<EnvironmentValues> & Sendable, lifecycle: any LifecycleService
+    service: PartialKeyPath<EnvironmentValues> & Sendable,
+    replace: @escaping @Sendable ((any LifecycleService)?) -> any LifecycleService
   ) {
     self.service = service
-    self.lifecycle = lifecycle
+    self.replace = replace
   }
 }
 

@@ -17,7 +17,7 @@ extension EnvironmentOverride {
   public static func startFails(
     _ service: PartialKeyPath<EnvironmentValues> & Sendable, throwing error: any Error
   ) -> Self {
-    replacing(service, with: FakeLifecycle(starting: { throw error }))
+    replacing(service) { _ in FakeLifecycle(starting: { throw error }) }
   }
 
   /// Makes a service's start wait until it is cancelled, as a database that never answers
@@ -31,12 +31,12 @@ extension EnvironmentOverride {
   /// - Parameter service: The service, as the test's node reads it.
   /// - Returns: The override.
   public static func startHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
-    replacing(service, with: FakeLifecycle(starting: FakeLifecycle.waitUntilCancelled))
+    replacing(service) { _ in FakeLifecycle(starting: FakeLifecycle.waitUntilCancelled) }
   }
 
   /// Makes a service's stop wait until it is cancelled, as a connection that never closes
-  /// does: its stop timeout passes, and is reported. The service's own start and stop are
-  /// not called.
+  /// does: its stop timeout passes, and is reported. The service itself starts as it always
+  /// does, so the test runs with it; its own stop is not called.
   ///
   /// ```swift
   /// let clock = TestClock()
@@ -48,15 +48,19 @@ extension EnvironmentOverride {
   /// - Parameter service: The service, as the test's node reads it.
   /// - Returns: The override.
   public static func stopHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
-    replacing(service, with: FakeLifecycle(stopping: FakeLifecycle.waitUntilCancelled))
+    replacing(service) { own in
+      FakeLifecycle(
+        starting: { try await own?.start() }, stopping: FakeLifecycle.waitUntilCancelled)
+    }
   }
 
   private static func replacing(
-    _ service: PartialKeyPath<EnvironmentValues> & Sendable, with lifecycle: FakeLifecycle
+    _ service: PartialKeyPath<EnvironmentValues> & Sendable,
+    with lifecycle: @escaping @Sendable ((any LifecycleService)?) -> FakeLifecycle
   ) -> Self {
     .configure { values in
       values.serviceLifecycleReplacements.append(
-        ServiceLifecycleReplacement(service: service, lifecycle: lifecycle))
+        ServiceLifecycleReplacement(service: service, replace: lifecycle))
     }
   }
 }
