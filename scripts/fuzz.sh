@@ -56,7 +56,7 @@ target_names=(AlertValidation KeyDecoder AlertRenderer EnvironmentTree)
 target_modules=("Milieu MilieuAlerts" "Milieu MilieuAlerts MilieuTerminal"
   "Milieu MilieuAlerts MilieuTerminal" "Milieu")
 
-readonly common_flags=(-sanitize=fuzzer,address -parse-as-library -O -g
+readonly common_flags=(-swift-version 6 -sanitize=fuzzer,address -parse-as-library -O -g
   -package-name milieu -warnings-as-errors -use-ld=lld)
 
 # Prints the sources of a folder, one per line, sorted.
