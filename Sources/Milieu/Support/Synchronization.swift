@@ -391,8 +391,10 @@ final class ThreadSlot: Sendable {
     return Unmanaged<Object>.fromOpaque(pointer).takeRetainedValue()
   }
 
-  /// Gives an owning slot an object to hold for this thread, which must hold none.
+  /// Gives an owning slot an object to hold for this thread, unless it holds one already (given
+  /// back by a nested user while this one was out): then the slot keeps that one.
   func give(_ object: AnyObject) {
+    guard pthread_getspecific(key) == nil else { return }
     pthread_setspecific(key, Unmanaged.passRetained(object).toOpaque())
   }
 }

@@ -375,7 +375,7 @@ struct Frame: @unchecked Sendable {
         child.buffer.withUnsafeMutablePointers { header, target in
           for position in start..<end {
             (target + position - start).initialize(
-              to: records[position].copy(home: nil, site: true))
+              to: records[position].copy(home: records[position].home, site: true))
           }
           header.pointee.count = Int32(end - start)
         }
