@@ -80,6 +80,26 @@ import Testing
     #expect(script.log.count(of: "stop notesService") == 1)
   }
 
+  @Test func aFreedRunThatBorrowedEverythingGivesItBackAndFreesItsNode() async throws {
+    let issues = IssueLog()
+    let app = serviceNode(issues: issues)
+    let tenant = app.child("tenant")
+    let appServices = try await app.startServices([\.metrics])
+    var tenantServices: RunningServices? = try await tenant.startServices([\.metrics])
+    #expect(tenantServices?.services.isEmpty == true)
+    tenantServices = nil
+    // Freed, its stop runs on a task of its own: the tenant can start again once it has.
+    var again: RunningServices?
+    for _ in 0..<10_000 where again == nil {
+      again = try? await tenant.startServices([\.metrics])
+      if again == nil { await Task.yield() }
+    }
+    let restarted = try #require(again, "the tenant stays marked as running")
+    try await restarted.stop()
+    try await appServices.stop()
+    #expect(issues.messages.isEmpty)
+  }
+
   @Test func stoppingServicesAnotherNodeStillReadsIsReported() async throws {
     let issues = IssueLog()
     let app = serviceNode(issues: issues)

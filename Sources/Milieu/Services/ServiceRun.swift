@@ -223,16 +223,20 @@ final class ServiceRun: Sendable {
   }
 
   /// Stops the services if they still run, reporting that nobody did: their handle is gone.
+  /// A run that started nothing of its own (it borrowed every service) still gives back what it
+  /// borrowed and frees its node for another start, without a report.
   func abandon() {
-    let running = state.withLock { state in
-      guard case .running = state.phase else { return [String]() }
+    let running = state.withLock { state -> [String]? in
+      guard case .running = state.phase else { return nil }
       return state.started.map { plan.services[$0].name }
     }
-    guard !running.isEmpty else { return }
-    report(
-      "the services of \(node) (\(running.joined(separator: ", "))) were still running when the "
-        + "RunningServices that started them was freed. Milieu stops them now, in reverse. Keep "
-        + "it while they run, and call stop() when the program ends.")
+    guard let running else { return }
+    if !running.isEmpty {
+      report(
+        "the services of \(node) (\(running.joined(separator: ", "))) were still running when "
+          + "the RunningServices that started them was freed. Milieu stops them now, in reverse. "
+          + "Keep it while they run, and call stop() when the program ends.")
+    }
     Task {
       for failure in await self.stop() { self.report(failure.description) }
     }
