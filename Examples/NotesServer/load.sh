@@ -117,7 +117,8 @@ new_store() {
 start_server() {
   local variant="$1" executable="$2" port="$3" store="$4"
   local address="http://127.0.0.1:$port"
-  "$bin_path/$executable" --port "$port" --store "$store" --log-level error \
+  # The store through its variable, so that a URL's password stays off the command line.
+  NOTES_STORE="$store" "$bin_path/$executable" --port "$port" --log-level error \
     >"$work/$variant.log" 2>&1 &
   local pid=$!
   server_pids+=("$pid")

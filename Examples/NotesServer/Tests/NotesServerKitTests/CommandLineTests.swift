@@ -99,6 +99,16 @@ struct CommandLineTests {
     ),
     (["--max-connections"], "--max-connections needs a value"),
     (["--verbose"], "unknown argument '--verbose'"),
+    (
+      ["--store", "postgres://ada:secret@db:abc/notes"],
+      "the port 'abc' is not a number from 1 to 65535 in the PostgreSQL postgres://…@db:abc/notes"
+        + " URL: write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+    ),
+    (
+      ["--store", "postgres://:secret@db/notes"],
+      "no user in the PostgreSQL postgres://…@db/notes URL: write it as"
+        + " postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+    ),
   ])
   func badArgumentsAreNamed(arguments: [String], message: String) {
     #expect {

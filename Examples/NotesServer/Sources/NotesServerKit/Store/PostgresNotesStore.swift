@@ -258,13 +258,16 @@ public struct PostgresURLError: Error, CustomStringConvertible {
     let form = "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
     func fail(_ problem: String) -> PostgresURLError {
       PostgresURLError(
-        description: "\(problem) in the PostgreSQL URL '\(url)': write it as \(form)")
+        description:
+          "\(problem) in the \(StoreLocation.postgres(url: url)) URL: write it as \(form)")
     }
     guard let rest = url.split(separator: "://", maxSplits: 1).last, url.hasPrefix("postgres"),
       ["postgres", "postgresql"].contains(url.prefix { $0 != ":" })
     else { throw fail("no postgres:// scheme") }
     guard let at = rest.lastIndex(of: "@") else { throw fail("no user") }
-    let credentials = rest[..<at].split(separator: ":", maxSplits: 1).map(String.init)
+    let credentials = rest[..<at].split(
+      separator: ":", maxSplits: 1, omittingEmptySubsequences: false
+    ).map(String.init)
     guard let user = credentials.first, !user.isEmpty else { throw fail("no user") }
     let location = rest[rest.index(after: at)...]
     guard let slash = location.firstIndex(of: "/") else { throw fail("no database") }
