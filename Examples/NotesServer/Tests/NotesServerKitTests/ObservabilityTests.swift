@@ -80,7 +80,9 @@ struct ObservabilityTests {
         return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
       }
       #expect(probes.count == Self.requestCount)
-      let userOfRequest = Dictionary(uniqueKeysWithValues: probes.map { ($1.requestID, $0) })
+      // A duplicate id fails the count below rather than trapping here.
+      let userOfRequest = Dictionary(
+        probes.map { ($1.requestID, $0) }, uniquingKeysWith: { first, _ in first })
       #expect(userOfRequest.count == Self.requestCount)
       for (user, probe) in probes {
         #expect(probe.traceID == "trace-\(user.dropFirst("user-".count))")

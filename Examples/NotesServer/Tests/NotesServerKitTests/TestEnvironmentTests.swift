@@ -109,24 +109,18 @@ struct TestEnvironmentTests {
 struct ServiceGraphTests {
   @Test(arguments: StoreKind.all)
   func theNotesServiceAndItsStoreBuildStartAndStop(store kind: StoreKind) async throws {
-    let made = try await TestStore.make(kind, start: false)
-    do {
+    try await withStore(kind, start: false) { made in
       try await withTestEnvironment(.set(\.notesStore, made.store)) {
         try await EnvironmentNode.current.checkServices([\.notesService], forTests: true)
       }
-      await made.remove()
-    } catch {
-      await made.remove()
-      throw error
     }
   }
 
   @Test(arguments: StoreKind.all)
   func theStoreRunsWhileTheTestDoesAndIsStoppedAfter(store kind: StoreKind) async throws {
-    let made = try await TestStore.make(kind, start: false)
     let ada = try AuthenticatedUser(headerValue: "ada")
-    do {
-      // Not started: the graph starts it, as the service reads it.
+    // Not started: the graph starts it, as the service reads it.
+    try await withStore(kind, start: false) { made in
       try await withRunningServices([\.notesService], .set(\.notesStore, made.store)) {
         let service = EnvironmentNode.current[\.notesService]
         let caller = NotesCaller(user: ada, logger: EnvironmentNode.current[\.logger])
@@ -136,10 +130,6 @@ struct ServiceGraphTests {
       await #expect(throws: NotesStoreError.self, "stopped when the test's body returned") {
         _ = try await made.store.count()
       }
-      await made.remove()
-    } catch {
-      await made.remove()
-      throw error
     }
   }
 

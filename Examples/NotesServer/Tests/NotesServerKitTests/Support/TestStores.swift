@@ -80,11 +80,12 @@ struct TestStore: Sendable {
   }
 }
 
-/// Runs a test with a fresh, started store of a kind, and removes it after.
+/// Runs a test with a fresh store of a kind, started unless `start` is false, and stops and
+/// removes it after.
 func withStore<Result: Sendable>(
-  _ kind: StoreKind, _ body: (TestStore) async throws -> Result
+  _ kind: StoreKind, start: Bool = true, _ body: (TestStore) async throws -> Result
 ) async throws -> Result {
-  let made = try await TestStore.make(kind)
+  let made = try await TestStore.make(kind, start: start)
   do {
     let result = try await body(made)
     try? await made.store.stop()
