@@ -311,7 +311,8 @@ def main():
     if write:
         print("# Instructions, allocations and bytes allocated per operation of each path users")
         print("# feel, checked by Benchmarks/instructions.sh in CI: instructions within 2 % (at")
-        print("# least one instruction), allocations and bytes exactly, to the thousandth.")
+        print("# least one instruction), allocations and bytes exactly, to the thousandth")
+        print("# (anchors, another library's paths: their instructions only).")
         print("# Lower a budget in the commit that makes its path cheaper; raise one only in a")
         print("# commit whose message says why the cost is worth it.")
         print(f"# {COLUMNS}")
