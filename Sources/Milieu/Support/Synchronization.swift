@@ -137,6 +137,9 @@ struct VersionedLock: ~Copyable, Sendable {
   /// before releasing the lock is visible after this load.
   @inlinable var version: UInt64 { word.load(ordering: .acquiring) >> 1 }
 
+  /// Whether the version is `version`, read by the thread that holds the lock.
+  func isVersion(_ version: UInt64) -> Bool { word.load(ordering: .relaxed) >> 1 == version }
+
   /// Whether some thread holds the lock: for assertions.
   var isHeld: Bool { word.load(ordering: .relaxed) & 1 == 1 }
 

@@ -78,31 +78,32 @@ extension EnvironmentNode {
     }
   }
 
-  /// Replaces the node's own frame and stales every cache in its subtree.
+  /// Replaces the node's own frame with the one `make` builds and stales every cache in its
+  /// subtree.
   ///
-  /// `change` gets the own frame and returns the new own frame, or the same one when the write
-  /// changes nothing.
+  /// `make` gets the node's own frame and what the node inherits (`nil` for nothing) and returns
+  /// the new own frame, frozen, or the same one when the write changes nothing. It runs with no
+  /// lock held, so that no frame is made or freed under one, and again if another write reached
+  /// the node meanwhile: the frame is installed only if the node is still as `make` saw it.
   ///
-  /// The node's lock is held from the change to the end of the walk below it, and each
+  /// The node's lock is held from the install to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
   /// nothing of the write, and one that finds it bumped sees all of it. Each descendant forgets
   /// what it inherits; one that kept derived values built from a replaced write gets a new
   /// frame, with the values still current, so that the outdated ones go with the frames nobody
   /// reads any more. What the write replaces is released after every lock is let go: a value's
   /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(_ change: (_ own: Frame?) -> Frame?) {
-    // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
-    // write above may have unresolved it since the caller read it.
-    lock.lock()
-    while state.resolved == nil {
-      lock.unlock()
-      resolve()
+  func write(_ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?) {
+    var replacement: Frame?
+    while true {
+      let (seen, version) = writableValues()
+      replacement = make(seen.own, seen.base)
+      guard replacement !== seen.own else { return }
       lock.lock()
-    }
-    let replacement = change(state.own)
-    guard replacement !== state.own else {
+      if lock.isVersion(version) { break }
       lock.unlock()
-      return
+      // Released with no lock held; `make` builds again from the node as it is now.
+      replacement = nil
     }
     // What the write replaces is moved out here and released after the locks.
     var retiredView: Frame?
@@ -112,7 +113,7 @@ extension EnvironmentNode {
       state.resolved = retiredView?.base ?? Frame.nothing
     }
     let old = state.own.take()
-    state.own = consume replacement
+    state.own = replacement.take()
     var retired = SmallList<Frame>()
     var released: [Any] = []
     var listed: [ObjectIdentifier]?
@@ -163,8 +164,9 @@ extension EnvironmentNode {
       state.replaceAbove(oldSource, with: newSource)
       if let own = state.own,
         let carried = Self.carried(own, past: &outdated, write, released: &released),
-        carried !== own.attachment, let reissued = own.reissued()
+        carried !== own.attachment
       {
+        let reissued = own.reissued()
         if let carried { reissued.attach(carried) }
         retired.append(own)
         state.own = reissued

@@ -35,33 +35,39 @@ extension EnvironmentNode {
     // and making it stales no cache. It starts resolved against what this node's children see,
     // unless a write reached this node while the closure ran.
     let version = lock.version
-    // Held, to tell whether the closure left it in place.
+    // Held, to tell what the closure wrote.
     let view = viewForChildren()
-    var scratch = EnvironmentValues(own: Frame.scratch(), base: view)
+    let site = WriteSite(fileID: fileID, line: line)
+    var scratch = EnvironmentValues(own: Frame.scratch(site: site), base: view)
     configure(&scratch)
-    let own = Self.adopt(&scratch, fileID: fileID, line: line, nodeName: name, depth: depth + 1)
+    let own = Self.adopt(&scratch, over: view, site: site, nodeName: name, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
-    // The view, taken back, unless the closure assigned other values whole.
-    let base = scratch.base.take()
-    link(child, resolved: base === view ? base : nil, ifVersionIs: version)
+    link(child, resolved: view, ifVersionIs: version)
     return child
   }
 
-  /// The own frame of a new node named `nodeName` at `depth` whose values were written to
-  /// `values`, every record written at `fileID` and `line`: the frame written, or, when code
-  /// assigned other values whole, a copy of their own; frozen.
+  /// The own frame of a new node named `nodeName` at `depth` whose closure wrote `values`,
+  /// starting from its parent's `view`: the scratch frame's records, or, when the closure
+  /// assigned other values whole, every value they hold that the view does not; frozen.
   private static func adopt(
-    _ values: inout EnvironmentValues, fileID: String, line: UInt, nodeName: String?,
+    _ values: inout EnvironmentValues, over view: Frame, site: WriteSite, nodeName: String?,
     depth: UInt32
   ) -> Frame? {
-    guard var own = values.own.take() else { return nil }
-    if own.isFrozen || !own.isUnique() {
-      own = own.copy(capacity: own.count)
+    var own: Frame?
+    var scratch = values.own.take()
+    if values.base === view, scratch?.isScratch == true, scratch?.isUnique() == true,
+      let written = scratch.take()
+    {
+      own = written.settled()
+    } else {
+      values.own = scratch.take()
+      let seen = EnvironmentValues(own: nil, base: view.isNothing ? nil : view)
+      let written = Frame.written(in: values, over: seen)
+      own = written.isEmpty ? nil : Frame.built(from: written, site: site)
+      if var scratch = values.own.take() { scratch.recycle() }
     }
-    guard var own = (consume own).settled() else { return nil }
-    own.stampSites(fileID: fileID, line: line) { _, _ in true }
-    own.freeze(depth: depth, nodeName: nodeName)
+    own?.freeze(depth: depth, nodeName: nodeName)
     return own
   }
 
@@ -157,35 +163,37 @@ extension EnvironmentNode {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    var scratch = writableValues().values
-    // Held, so that its records' stamps tell what the body wrote: a record whose stamp is not
-    // the one it had here was written by the body, whatever copies the values went through.
-    let seen = scratch.own
+    let seen = writableValues().values
+    let site = WriteSite(fileID: fileID, line: line)
+    // A frame of the node's values that the body writes in place, its records taking the
+    // update's site as they are made, and whose stamps, from a block of its own, tell it apart.
+    let writable = Frame.writable(from: seen.own, site: site)
+    let block = writable.stampBlock
+    var scratch = EnvironmentValues(own: consume writable, base: seen.base)
     let result = try body(&scratch)
-    guard var written = scratch.own.take(), written !== seen else { return result }
-    // Values assigned whole from a node's, or values the body let escape, share the frame:
-    // stamp and freeze a copy that only this update holds.
-    if written.isFrozen || !written.isUnique() {
-      written = written.copy(capacity: written.count)
+    // Written in place and held nowhere else: the frame is the node's next one, unless another
+    // write reached the node meanwhile.
+    var fast: Frame?
+    if scratch.base === seen.base, scratch.own?.stampBlock == block, var own = scratch.own.take() {
+      guard own.isWritten else { return result }
+      if own.isUnique() {
+        own.freeze(depth: depth, nodeName: name)
+        fast = own
+      }
+      scratch.own = own
     }
-    var unstamped = Optional(consume written)
-    write { own in
-      // Another write may have reached the node since it was read: then lay what this one wrote
-      // over the node's own values as they are now.
-      let isMerged = own !== seen
-      guard
-        var frame = isMerged
-          ? unstamped.map({ Frame.merged(own, with: $0, over: seen) }) : unstamped.take()
-      else {
-        preconditionFailure("an update installs what its body wrote once")
-      }
-      frame.stampSites(fileID: fileID, line: line, sharingWith: isMerged ? nil : seen) {
-        key, stamp in
-        seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
-      }
+    var written: [Frame.Source]?
+    write { own, _ in
+      if let fast, own === seen.own { return fast }
+      // What the body wrote, laid over the node's values as they are now.
+      let changes = written ?? Frame.written(in: scratch, over: seen)
+      written = changes
+      guard !changes.isEmpty else { return own }
+      var frame = Frame.overlaying(changes, on: own, site: site)
       frame.freeze(depth: depth, nodeName: name)
       return frame
     }
+    withExtendedLifetime(scratch) {}
     return result
   }
 
@@ -198,9 +206,12 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
-    write { own in
+    write { own, _ in
       guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
-      return own.reissued(removing: keys)
+      var kept = own.copy(capacity: 0) { !keys.contains($0) }
+      guard kept.count > 0 else { return nil }
+      kept.freeze(depth: depth, nodeName: name)
+      return kept
     }
   }
 
