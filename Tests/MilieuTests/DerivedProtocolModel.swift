@@ -69,7 +69,7 @@ extension DerivedProtocolModelTests {
     case never
     /// If the cache's generation is still this one.
     case ifGeneration(Int)
-    /// Whatever the generation: a value kept for the process.
+    /// Whatever the generation: a value kept for the process, and some variants.
     case always
   }
 
@@ -116,10 +116,29 @@ extension DerivedProtocolModelTests {
     var description: String { ([summary] + trace).joined(separator: "\n  ") }
   }
 
+  /// The protocol with one of its safeguards dropped, to show that the check catches each.
+  enum Variant {
+    /// A build keeps its cell with no check: no generation, no look at the node's values.
+    case keepsWithoutChecking
+    /// The slow path keeps once the node's values match, whatever a write did since it read the
+    /// generation.
+    case keepsWithoutRecheckingTheGeneration
+    /// Each own frame has a cache of its own, as the tables were: the new frame an empty one.
+    case cachesPerFrame
+    /// No slow path: a build whose home's generation moved is delivered, not kept.
+    case keepsOnlyWhileTheGenerationHolds
+    /// A write to a node with no write of the key evicts what was built from the key's default,
+    /// not from the write the node inherits.
+    case evictsTheDefault
+    /// A write evicts from the written node's cache only; it still bumps every generation.
+    case evictsAtTheWrittenNodeOnly
+  }
+
   // MARK: The model
 
   struct Model {
     let graph: Graph
+    let variant: Variant?
     /// The graph's readers, then the update's body if it reads.
     let readers: [Reader]
     let bodyReader: Int?
@@ -129,8 +148,9 @@ extension DerivedProtocolModelTests {
     /// The write the writer replaces: what its node saw for the key.
     let replaced: Stamped?
 
-    init(_ graph: Graph) {
+    init(_ graph: Graph, variant: Variant? = nil) {
       self.graph = graph
+      self.variant = variant
       var readers = graph.readers
       bodyReader = graph.writer?.bodyRead.map { _ in readers.count }
       if let writer = graph.writer, let derivation = writer.bodyRead {
@@ -162,10 +182,12 @@ extension DerivedProtocolModelTests {
     }
 
     var initial: State {
-      State(
+      // With a cache per frame, the new frame's is the last.
+      let extra = variant == .cachesPerFrame ? [Cache()] : []
+      return State(
         readers: Array(repeating: Thread(), count: readers.count),
         frames: graph.nodes.indices.map { Frame(node: $0) },
-        caches: graph.nodes.map { Cache(generation: $0.generation) },
+        caches: graph.nodes.map { Cache(generation: $0.generation) } + extra,
         learned: Array(repeating: Learned(), count: graph.derivations.count),
         underWay: Array(repeating: [], count: graph.derivations.count))
     }
@@ -198,12 +220,12 @@ extension DerivedProtocolModelTests {
 
     /// The cache of `frame`: its node's, shared by every frame of the node.
     func cache(of frame: Frame) -> Int {
-      frame.node
+      variant == .cachesPerFrame && frame.isNew ? graph.nodes.count : frame.node
     }
 
     /// The node whose cache `cache` is.
     func node(of cache: Int) -> Int {
-      cache
+      cache < graph.nodes.count ? cache : graph.writer?.node ?? 0
     }
 
     /// The generation `frame`'s header records.
@@ -273,8 +295,11 @@ extension DerivedProtocolModelTests {
         // The slow path: the node's values now, with no lock held.
         let home = state.cells[id].home ?? Frame(node: 0)
         let now = view(at: node(of: cache(of: home)), in: state, inBody: false)
+        let keeping =
+          variant == .keepsWithoutRecheckingTheGeneration
+          ? Keeping.always : .ifGeneration(generation)
         moved.readers[reader].step = .keeping(
-          id, isCurrent(state.cells[id], for: now) ? .ifGeneration(generation) : .never)
+          id, isCurrent(state.cells[id], for: now) ? keeping : .never)
       case .keeping(let id, let keeping):
         moved.readers[reader].step = finish(id, keeping: keeping, in: &moved)
       case .waiting(let id):
@@ -323,6 +348,7 @@ extension DerivedProtocolModelTests {
       state.cells[id].anchor = nearest?.key
       state.cells[id].home = nearest?.found.home
       guard let home = nearest?.found.home else { return finish(id, keeping: .always, in: &state) }
+      if variant == .keepsWithoutChecking { return .keeping(id, .always) }
       let recorded = generation(of: home, in: state)
       // Pending: an update's body reads from the frame it writes.
       if home.isNew, !state.isWritten {
@@ -330,6 +356,7 @@ extension DerivedProtocolModelTests {
       }
       let generation = state.caches[cache(of: home)].generation
       if generation == recorded { return .keeping(id, .ifGeneration(recorded)) }
+      if variant == .keepsOnlyWhileTheGenerationHolds { return .keeping(id, .never) }
       return .checking(id, generation: generation)
     }
 
@@ -389,13 +416,19 @@ extension DerivedProtocolModelTests {
         guard case .done = state.readers[bodyReader].step else { return nil }
       }
       var moved = state
+      let evicted =
+        variant == .evictsTheDefault
+        ? Stamped(key: writer.key, stamp: graph.nodes[writer.node].writes[writer.key] ?? 0)
+        : replaced
       let new = Frame(node: writer.node, isNew: true)
       moved.isWritten = true
       moved.frames[writer.node] = new
       for node in subtree where !writes(of: node, isWritten: true).isEmpty {
         let cache = cache(of: moved.frames[node])
-        moved.caches[cache].cells = moved.caches[cache].cells.filter {
-          !reads(moved.cells[$0.value], anyOf: [replaced])
+        if node == writer.node || variant != .evictsAtTheWrittenNodeOnly {
+          moved.caches[cache].cells = moved.caches[cache].cells.filter {
+            !reads(moved.cells[$0.value], anyOf: [evicted])
+          }
         }
         moved.caches[cache].generation += 1
       }
@@ -533,7 +566,9 @@ extension DerivedProtocolModelTests {
     }
 
     func describe(cache: Int) -> String {
-      "\(graph.nodes[node(of: cache)].name)'s cache"
+      cache < graph.nodes.count
+        ? "\(graph.nodes[cache].name)'s cache"
+        : "the cache of \(graph.nodes[node(of: cache)].name)'s new frame"
     }
 
     /// The interleaving `path` (the thread that steps, step by step) from `start`, told step by

@@ -48,7 +48,9 @@ import Testing
 /// cache, so it orders with the write's step on that cache alone.
 ///
 /// `writerGraphs` tells where the protocol breaks the promise; their test expects those
-/// problems as known issues.
+/// problems as known issues. `variantChecks` shows that the check can fail: each drops one of the
+/// protocol's safeguards, with a schedule that keeps the promise under the protocol and breaks
+/// it under the variant.
 @Suite struct DerivedProtocolModelTests {
   // MARK: Graphs
 
@@ -344,6 +346,53 @@ import Testing
     }
   }
 
+  /// A variant of the protocol, with a graph and a schedule that keep the promise under the
+  /// protocol and break it under the variant.
+  struct VariantCheck: CustomTestStringConvertible {
+    var variant: Variant
+    var graph: Graph
+    var schedule: [Phase]
+    /// What the check reports at the end of the schedule under the variant.
+    var problems: [String]
+
+    var testDescription: String { "\(variant), \(graph.name)" }
+  }
+
+  static let variantChecks: [VariantCheck] = [
+    VariantCheck(
+      variant: .keepsWithoutChecking, graph: buildInFlight,
+      schedule: [.claim(0), .write, .run(0), .run(1), .run(2)],
+      problems: [
+        "the cache of node keeps a value of A built from logger 2, which the write replaced"
+      ]),
+    VariantCheck(
+      variant: .keepsWithoutRecheckingTheGeneration, graph: slowPathRacedByAWrite,
+      schedule: [.check(0), .write, .run(0), .run(1)],
+      problems: [
+        "the cache of request keeps a value of A built from client 1, which the write replaced"
+      ]),
+    VariantCheck(
+      variant: .cachesPerFrame, graph: takenBeforeAWrite,
+      schedule: [.take(0), .write, .run(0), .run(1)],
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    VariantCheck(
+      variant: .keepsOnlyWhileTheGenerationHolds, graph: takenBeforeAWrite,
+      schedule: [.take(0), .write, .run(0), .run(1)],
+      problems: ["2 builds of B for client 1", "2 live values of B for client 1"]),
+    VariantCheck(
+      variant: .evictsTheDefault, graph: shadowingWrite, schedule: [.run(0), .write, .run(1)],
+      problems: [
+        "the cache of request keeps a value of holder built from client 1, which the write "
+          + "replaced"
+      ]),
+    VariantCheck(
+      variant: .evictsAtTheWrittenNodeOnly, graph: slowPathRacedByAWrite,
+      schedule: [.run(0), .write, .run(1)],
+      problems: [
+        "the cache of request keeps a value of A built from client 1, which the write replaced"
+      ]),
+  ]
+
   /// A schedule of `DerivedKeepingTests` that a defect of the tables broke: the protocol keeps
   /// the promise at its end.
   struct KeepingSchedule: CustomTestStringConvertible {
@@ -387,5 +436,14 @@ import Testing
   @Test(arguments: keepingSchedules)
   func theSchedulesTheTablesBrokeKeepThePromise(schedule: KeepingSchedule) {
     #expect(Model(schedule.graph).problems(following: schedule.schedule) == [])
+  }
+
+  /// The check can fail: each variant's schedule keeps the promise under the protocol, and
+  /// breaks it under the variant.
+  @Test(arguments: variantChecks)
+  func eachVariantsScheduleKeepsThePromiseAndTheVariantBreaksIt(check: VariantCheck) {
+    #expect(Model(check.graph).problems(following: check.schedule) == [])
+    let variant = Model(check.graph, variant: check.variant)
+    #expect(variant.problems(following: check.schedule).sorted() == check.problems)
   }
 }
