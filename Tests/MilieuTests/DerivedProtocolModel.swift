@@ -360,11 +360,21 @@ extension DerivedProtocolModelTests {
       return .checking(id, generation: generation)
     }
 
-    /// The finish under `claims` (then the cache's lock, or the process cell's): keep the cell
-    /// as `keeping` says, or hand out the one kept there first for the same inputs; unclaim;
-    /// learn; finish.
+    /// The finish under `claims` (then the cache's lock, or the process cell's): if the
+    /// generation moved, back to the slow path's check, still claimed; else keep the cell as
+    /// `keeping` says, or hand out the one kept there first for the same inputs; unclaim; learn;
+    /// finish.
     func finish(_ id: Int, keeping: Keeping, in state: inout State) -> Step {
       let cell = state.cells[id]
+      // A write reached the node since the generation was read: the build stays claimed and
+      // checks the node's values again, unless it read from a pending frame, which the node's
+      // values do not hold.
+      if let home = cell.home, !home.isNew || state.isWritten,
+        case .ifGeneration(let generation) = keeping,
+        state.caches[cache(of: home)].generation != generation
+      {
+        return .checking(id, generation: state.caches[cache(of: home)].generation)
+      }
       let derivation = cell.derivation
       state.underWay[derivation].removeAll { $0 == id }
       for key in graph.derivations[derivation].reads

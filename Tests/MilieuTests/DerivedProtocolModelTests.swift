@@ -3,7 +3,8 @@ import Testing
 /// Every interleaving of the protocol by which concurrent first reads build a derived value once
 /// per set of inputs (see `AnyDerived`), and of a write that evicts from the caches of its node
 /// and subtree the values built from the write it replaces (the protocol of
-/// `notes/derived-cache-protocol.md`: one `DerivedCache` per node, which all its frames share),
+/// "How Milieu stays fresh and frees memory": one `DerivedCache` per node, which all its frames
+/// share),
 /// for two and three readers of one or two derived values, and at most one writer, over small
 /// graphs, checked against the protocol's promise.
 ///
@@ -40,15 +41,15 @@ import Testing
 /// generation the home recorded) or the slow one; the slow path's snapshot of the node's values
 /// with no lock, checked against the cell; the finish under `claims` and the cache's lock (keep
 /// if the generation still holds, or hand out the cell kept first for the same inputs; unclaim;
-/// learn; finish); the look of a woken waiter; and the write, under the node locks, with its
+/// learn; finish; if the generation moved, back to the slow path's snapshot, still claimed);
+/// the look of a woken waiter; and the write, under the node locks, with its
 /// new frame and, for its node and every descendant with an own frame, the eviction and the bump
 /// under the cache's lock. Two of them take several locks in turn and are still one step: the
 /// look with no lock only reads, and what it misses the look under `claims` finds; and a reader
 /// waits for the write's node locks to read values, while each of its cache steps touches one
 /// cache, so it orders with the write's step on that cache alone.
 ///
-/// `writerGraphs` tells where the protocol breaks the promise; their test expects those
-/// problems as known issues. `variantChecks` shows that the check can fail: each drops one of the
+/// Every graph keeps the promise. `variantChecks` shows that the check can fail: each drops one of the
 /// protocol's safeguards, with a schedule that keeps the promise under the protocol and breaks
 /// it under the variant.
 @Suite struct DerivedProtocolModelTests {
@@ -95,9 +96,6 @@ import Testing
     /// What runs before the interleavings, one thread at a time: the check explores every
     /// interleaving of what is left.
     var prefix: [Phase] = []
-    /// What the check reports for the graph because the protocol breaks the promise: see
-    /// `writerGraphs`.
-    var knownProblems: [String] = []
 
     var testDescription: String { name }
   }
@@ -182,12 +180,9 @@ import Testing
   /// and the slow path keeps a cell built from old values that is current for the node now. 3,
   /// a keep lost to a write that carries a table: nothing is carried.
   ///
-  /// Where the check reports problems, they are the graph's `knownProblems`, from one way the
-  /// protocol breaks the promise: a keep lost to a write of a key the value does not read. A
-  /// build reads its cache's generation (fast or slow path); a write reaches the node and bumps
-  /// it; under `claims` the generation no longer holds, so the build is delivered and kept
-  /// nowhere, though it is still current for the node; the next reader of the same inputs
-  /// builds again.
+  /// A keep that finds the generation moved does not give up: the build stays claimed and the
+  /// slow path checks the node's values again, so a write of a key the value does not read
+  /// costs no second build.
   static let writerGraphs: [Graph] = [
     writerWithTwoReaders, buildInFlight, buildInFlightAfterAValueIsKept, sharedAnchorAtAChild,
     firstBuildAtANodeWithAChild, readInsideAnUpdate, shadowingWrite, takenBeforeAWrite,
@@ -211,8 +206,7 @@ import Testing
       Reader(node: 0, derivation: 0), Reader(node: 0, derivation: 1),
       Reader(node: 0, derivation: 1),
     ],
-    writer: Writer(node: 0, key: "logger", stamp: 4),
-    knownProblems: ["2 builds of B for client 1", "2 live values of B for client 1"])
+    writer: Writer(node: 0, key: "logger", stamp: 4))
 
   /// The same once A is kept, as in `DerivedKeepingTests`.
   static let buildInFlightAfterAValueIsKept = Graph(
@@ -223,8 +217,7 @@ import Testing
       Reader(node: 0, derivation: 0), Reader(node: 0, derivation: 1),
       Reader(node: 0, derivation: 1),
     ],
-    writer: Writer(node: 0, key: "logger", stamp: 4), prefix: [.run(0)],
-    knownProblems: ["2 builds of B for client 1", "2 live values of B for client 1"])
+    writer: Writer(node: 0, key: "logger", stamp: 4), prefix: [.run(0)])
 
   /// Two values kept with the node, read at a child, whose cache the write reaches too.
   static let sharedAnchorAtAChild = Graph(
@@ -238,8 +231,7 @@ import Testing
       Reader(node: 1, derivation: 0), Reader(node: 1, derivation: 1),
       Reader(node: 0, derivation: 1),
     ],
-    writer: Writer(node: 0, key: "logger", stamp: 4),
-    knownProblems: ["2 builds of B for client 1", "2 live values of B for client 1"])
+    writer: Writer(node: 0, key: "logger", stamp: 4))
 
   /// `DerivedKeepingTests`: a value first built at a node with a child, while a write
   /// replaces a value it does not read.
@@ -250,8 +242,7 @@ import Testing
     ],
     derivations: [clientOnly],
     readers: [Reader(node: 0, derivation: 0), Reader(node: 1, derivation: 0)],
-    writer: Writer(node: 0, key: "greeting", stamp: 4),
-    knownProblems: ["2 builds of B for client 1", "2 live values of B for client 1"])
+    writer: Writer(node: 0, key: "greeting", stamp: 4))
 
   /// `DerivedKeepingTests`: a value read inside an update's body, from its pending frame.
   static let readInsideAnUpdate = Graph(
@@ -259,8 +250,7 @@ import Testing
     nodes: [Node(name: "node", writes: ["client": 1])],
     derivations: [clientOnly, Derivation(name: "by ratio", reads: ["ratio"])],
     readers: [Reader(node: 0, derivation: 0), Reader(node: 0, derivation: 0)],
-    writer: Writer(node: 0, key: "ratio", stamp: 4, bodyRead: 1),
-    knownProblems: ["2 builds of B for client 1", "2 live values of B for client 1"])
+    writer: Writer(node: 0, key: "ratio", stamp: 4, bodyRead: 1))
 
   /// `DerivedKeepingTests`: a write that shadows the write a node inherits, below which a
   /// value built from that one is kept.
@@ -316,10 +306,7 @@ import Testing
     ],
     derivations: [clientAndLogger],
     readers: [Reader(node: 1, derivation: 0), Reader(node: 1, derivation: 0)],
-    writer: Writer(node: 0, key: "greeting", stamp: 4),
-    knownProblems: [
-      "2 builds of A for client 1, logger 2", "2 live values of A for client 1, logger 2",
-    ])
+    writer: Writer(node: 0, key: "greeting", stamp: 4))
 
   /// A schedule's step: a reader takes its values, or runs until it claims a build, or until it
   /// is to keep its cell under `claims`, or until it is done; or the writer writes.
@@ -418,18 +405,11 @@ import Testing
     #expect(problems.isEmpty, "\(problems.map(\.description).joined(separator: "\n"))")
   }
 
-  /// With a writer, every interleaving keeps the promise but those `writerGraphs` tells of,
-  /// which are known issues.
+  /// With a writer, every interleaving keeps the promise.
   @Test(arguments: writerGraphs)
-  func everyInterleavingWithAWriteKeepsThePromiseOrBreaksItAsKnown(graph: Graph) {
+  func everyInterleavingWithAWriteKeepsThePromise(graph: Graph) {
     let problems = Model(graph).check()
-    #expect(
-      problems.map(\.summary) == graph.knownProblems,
-      "\(problems.map(\.description).joined(separator: "\n"))")
-    guard !graph.knownProblems.isEmpty else { return }
-    withKnownIssue("the protocol breaks the promise: see `writerGraphs`") {
-      for problem in problems { Issue.record(Comment(rawValue: problem.description)) }
-    }
+    #expect(problems.isEmpty, "\(problems.map(\.description).joined(separator: "\n"))")
   }
 
   /// The schedules the tables' defects broke keep the promise.
