@@ -30,14 +30,16 @@ import Testing
 /// builds, cycles, nested builds (so a value that read an evicted value, evicted in turn, is not
 /// exercised: no model value reads another), discarding, lifetimes other than `onePerInputs`,
 /// free-standing values and children made while the graph runs (so a cache with no node), nodes
-/// freed (so a failed try-retain), and a stamp's hash (claims compare stamps).
+/// freed (so an orphaned cache), what a write parks with the views it retires (it serves only
+/// values that hold the replaced write, which the promise leaves out), and a stamp's hash
+/// (claims compare stamps).
 ///
 /// The atomic steps are the ones the implementation makes under one lock or in one atomic
 /// operation: a reader's snapshot of its node; the look in the learned anchors' caches with no
 /// `claims` lock; the look-or-claim under `claims`; the build, with no lock, and the step after
 /// it: with no anchor, the finish under `claims` (kept for the process); with a pending home,
 /// the finish under `claims` and the cache's lock; else the read of the home's cache's
-/// generation under its lock (with the try-retain of its node), which picks the fast path (the
+/// generation under its lock (pinning its node), which picks the fast path (the
 /// generation the home recorded) or the slow one; the slow path's snapshot of the node's values
 /// with no lock, checked against the cell; the finish under `claims` and the cache's lock (keep
 /// if the generation still holds, or hand out the cell kept first for the same inputs; unclaim;

@@ -436,6 +436,11 @@ func taskLocalReference<Object: AnyObject>(_ local: TaskLocal<Object?>) -> Objec
 @_silgen_name("swift_task_localValueGet")
 private func taskLocalValue(forKey key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
 
+/// Lets other threads run before this one goes on.
+func yieldThread() {
+  sched_yield()
+}
+
 /// Writes `text` to standard error in one call.
 func writeToStandardError(_ text: String) {
   _ = text.utf8CString.withUnsafeBufferPointer { buffer in

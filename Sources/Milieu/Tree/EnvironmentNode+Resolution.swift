@@ -1,12 +1,12 @@
 extension EnvironmentNode {
   /// The node's own frame over what it inherits, as a write starts from them, with the node's
   /// version then.
-  func writableValues() -> (values: EnvironmentValues, version: UInt64) {
+  func writableValues() -> (values: EnvironmentValues, version: UInt64, hasChildren: Bool) {
     while true {
-      let found = withLockedState { state, version -> (EnvironmentValues, UInt64)? in
+      let found = withLockedState { state, version -> (EnvironmentValues, UInt64, Bool)? in
         guard let inherited = state.inherited else { return nil }
         let base = inherited.isNothing ? nil : inherited
-        return (EnvironmentValues(own: state.own, base: base), version)
+        return (EnvironmentValues(own: state.own, base: base), version, state.hasChildren)
       }
       if let found { return found }
       resolve()
@@ -89,21 +89,41 @@ extension EnvironmentNode {
   /// The node's lock is held from the install to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
   /// nothing of the write, and one that finds it bumped sees all of it. Each descendant forgets
-  /// what it inherits; one that kept derived values built from a replaced write gets a new
-  /// frame, with the values still current, so that the outdated ones go with the frames nobody
-  /// reads any more. What the write replaces is released after every lock is let go: a value's
-  /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
+  /// what it inherits. The node and every descendant with an own frame evict from their derived
+  /// cache the values built from a write this one replaced, and bump its generation. What the
+  /// write replaces is released after every lock is let go: a value's deinit (an alert host's
+  /// resolves its awaiters) must not run under a node's lock.
   func write(_ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?) {
     var replacement: Frame?
+    // What the write replaces, with the stamps the node saw for them: for the caches that may
+    // keep values built from them, found before the lock is taken.
+    var replaced: Set<Stamped> = []
+    var knowsReplaced = false
+    var parked: DerivedCache?
     while true {
-      let (seen, version) = writableValues()
+      let (seen, version, hasChildren) = writableValues()
       replacement = make(seen.own, seen.base)
       guard replacement !== seen.own else { return }
+      // The node's one cache goes with every frame it has.
+      if let replacement, replacement.cache == nil {
+        replacement.attachCache(seen.own?.cache ?? DerivedCache(node: self))
+      }
+      if !knowsReplaced, hasChildren || seen.own?.cache?.mayHoldCells == true {
+        replaced = Frame.replacedWrites(from: seen.own, to: replacement, over: seen.base)
+        knowsReplaced = true
+      }
+      // Where the values it evicts are parked for the values taken before it, in the views the
+      // write retires: only if the node overrode something, since otherwise the views below it
+      // are its ancestors', which others still read.
+      if knowsReplaced, !replaced.isEmpty, seen.own != nil, parked == nil {
+        parked = DerivedCache(parking: ())
+      }
       lock.lock()
-      if lock.isVersion(version) { break }
+      if lock.isVersion(version), knowsReplaced || !state.hasChildren { break }
       lock.unlock()
       // Released with no lock held; `make` builds again from the node as it is now.
       replacement = nil
+      knowsReplaced = false
     }
     // What the write replaces is moved out here and released after the locks.
     var retiredView: Frame?
@@ -113,43 +133,39 @@ extension EnvironmentNode {
       state.resolved = retiredView?.base ?? Frame.nothing
     }
     let old = state.own.take()
+    var released: [Any] = []
+    var evicted: [DerivedCell] = []
+    if let replacement {
+      let parking = Self.parking(parked, on: retiredView)
+      replacement.generation =
+        replacement.cache?.evict(&replaced, parkingIn: parking, into: &evicted) ?? 0
+    } else {
+      old?.cache?.orphan(releasing: &released)
+    }
     state.own = replacement.take()
     var retired = SmallList<Frame>()
-    var released: [Any] = []
     var listed: [ObjectIdentifier]?
-    if state.hasChildren || old?.attachment != nil || !ChangeObservers.isEmpty {
-      staleSubtree(replacing: old, retired: &retired, released: &released, listing: &listed)
+    if state.hasChildren || !ChangeObservers.isEmpty {
+      staleSubtree(
+        replacing: old, &replaced, parking: parked, retired: &retired, evicted: &evicted,
+        listing: &listed)
     }
     lock.unlock(bumping: true)
-    withExtendedLifetime((old, retiredView, retired, released)) {}
+    withExtendedLifetime((old, retiredView, retired, released, evicted, parked)) {}
     if let listed { ChangeObservers.refresh(observersOf: listed) }
   }
 
-  /// The part of a write that reaches past the node, called holding its lock: carries the
-  /// derived values kept with its old frame `old` forward, and walks the subtree. The frames it
-  /// replaces go in `retired`, and what else may hold the last reference to a value in
-  /// `released`; the nodes whose change streams may see the write, in `listed`, if some stream
-  /// exists.
+  /// The part of a write that reaches past the node, called holding its lock: walks the
+  /// subtree. The frames it replaces go in `retired`, and what else may hold the last reference
+  /// to a value in `released`; the nodes whose change streams may see the write, in `listed`,
+  /// if some stream exists.
   @inline(never)
   private func staleSubtree(
-    replacing old: Frame?, retired: inout SmallList<Frame>, released: inout [Any],
+    replacing old: Frame?, _ replaced: inout Set<Stamped>, parking parked: DerivedCache?,
+    retired: inout SmallList<Frame>, evicted: inout [DerivedCell],
     listing listed: inout [ObjectIdentifier]?
   ) {
     if !ChangeObservers.isEmpty { listed = [ObjectIdentifier(self)] }
-    // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
-    // derived value was kept with a frame in the subtree.
-    let inherited = state.resolved.flatMap { $0.isNothing ? nil : $0 }
-    let write = (old: old, new: state.own, inherited: inherited)
-    var outdated: Set<Stamped>?
-    if let old, let new = state.own,
-      case .some(.some(let carried)) = Self.carried(
-        old, past: &outdated, write, released: &released)
-    {
-      // A derived value read in an update's body may have given the new frame a table already.
-      if let attached = new.attach(carried) as? any FrameAttachment, attached !== carried {
-        attached.absorb(carried)
-      }
-    }
     guard state.hasChildren else { return }
     let oldSource = old == nil ? state.above : self
     let newSource = state.own == nil ? state.above : self
@@ -157,23 +173,24 @@ extension EnvironmentNode {
     // when the list already holds it, which cannot free it.
     var lastRetired: Frame?
     forEachDescendant(bumpingVersions: true) { node, state, _ in
-      if let resolved = state.resolved.take(), resolved !== lastRetired {
+      let resolved = state.resolved.take()
+      if let resolved, resolved !== lastRetired {
         retired.append(resolved)
         lastRetired = resolved
       }
       state.replaceAbove(oldSource, with: newSource)
-      if let own = state.own,
-        let carried = Self.carried(own, past: &outdated, write, released: &released),
-        carried !== own.attachment
-      {
-        let reissued = own.reissued()
-        if let carried { reissued.attach(carried) }
-        retired.append(own)
-        state.own = reissued
-      }
+      state.own?.cache?.evict(
+        &replaced, parkingIn: Self.parking(parked, on: resolved), into: &evicted)
       listed?.append(ObjectIdentifier(node))
       return true
     }
+  }
+
+  /// `parked`, where a write parks what it evicts, given to `view`, a view it retires, if there
+  /// is one: values taken before the write, which hold the view, find them there.
+  private static func parking(_ parked: DerivedCache?, on view: Frame?) -> DerivedCache? {
+    guard let parked, let view, !view.isNothing else { return nil }
+    return view.attachCache(parked)
   }
 
   /// Bumps the version of this node and of every node below it, so that every wrapper there
@@ -184,20 +201,5 @@ extension EnvironmentNode {
       forEachDescendant(bumpingVersions: true) { _, _, _ in true }
     }
     lock.unlock(bumping: true)
-  }
-}
-
-extension EnvironmentNode {
-  /// What `frame`'s attachment keeps past the writes in `outdated` (filled, when first needed,
-  /// with the writes that replacing own frame `old` with `new` over `inherited` replaces): `.none` if it has no attachment, `.some(nil)` if it keeps nothing.
-  fileprivate static func carried(
-    _ frame: Frame, past outdated: inout Set<Stamped>?,
-    _ write: (old: Frame?, new: Frame?, inherited: Frame?), released: inout [Any]
-  ) -> (any FrameAttachment)?? {
-    guard let attachment = frame.attachment as? any FrameAttachment else { return .none }
-    var writes =
-      outdated ?? Frame.replacedWrites(from: write.old, to: write.new, over: write.inherited)
-    defer { outdated = writes }
-    return .some(attachment.carried(past: &writes, released: &released))
   }
 }

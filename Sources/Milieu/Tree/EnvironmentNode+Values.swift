@@ -42,8 +42,12 @@ extension EnvironmentNode {
     configure(&scratch)
     let own = Self.adopt(&scratch, over: view, site: site, nodeName: name, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
+    let cache = own.map { $0.cache ?? $0.attachCache(DerivedCache()) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
-    link(child, resolved: view, ifVersionIs: version)
+    cache?.bind(to: child)
+    // A write reached this node while the closure ran: what it kept may be built from what the
+    // write replaced.
+    if !link(child, resolved: view, ifVersionIs: version) { cache?.evictAll() }
     return child
   }
 
@@ -169,6 +173,10 @@ extension EnvironmentNode {
     // update's site as they are made, and whose stamps, from a block of its own, tell it apart.
     let writable = Frame.writable(from: seen.own, site: site)
     let block = writable.stampBlock
+    // Its node's cache: a value the body reads is kept where the node's readers look, while no
+    // write reaches the node before the update is installed.
+    let cache = writable.attachCache(seen.own?.cache ?? DerivedCache(node: self))
+    writable.generation = cache.generation
     var scratch = EnvironmentValues(own: consume writable, base: seen.base)
     let result = try body(&scratch)
     // Written in place and held nowhere else: the frame is the node's next one, unless another

@@ -148,10 +148,9 @@ public struct EnvironmentValues: Sendable {
     own?.position(of: key) != nil || base?.position(of: key) != nil
   }
 
-  /// What the layer above attached to the own frame that holds the write a read of `key`
-  /// finds, if any.
-  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    own?.attachmentOfHome(of: key) ?? base?.attachmentOfHome(of: key)
+  /// The cache of the own frame that holds the write a read of `key` finds, if any.
+  func cacheOfHome(of key: ObjectIdentifier) -> DerivedCache? {
+    record(for: key).flatMap { $0.frame.cacheOfHome(at: $0.position) }
   }
 
   /// Stores a value written to these values.

@@ -36,7 +36,8 @@ import Synchronization
 @usableFromInline
 struct Frame: @unchecked Sendable {
   // @unchecked: a frame is changed only while uniquely referenced and not frozen (see the file's
-  // guarantees); once shared it is read only, but for its attachment and id, which are atomic.
+  // guarantees); once shared it is read only, but for its cache, which is set at most once,
+  // atomically, and its generation, set as a node installs it, before anyone else can see it.
 
   @usableFromInline var buffer: FrameBuffer
 
@@ -244,6 +245,9 @@ struct Frame: @unchecked Sendable {
   /// For a view, the view merged under `top`.
   var base: Frame? { header(\.base) }
 
+  /// Whether this is a view.
+  var isView: Bool { header(\.flags).contains(.view) }
+
   /// Whether this is the view of `own`.
   func isView(of own: Frame) -> Bool {
     buffer.withUnsafeMutablePointerToHeader { $0.pointee.top?.buffer === own.buffer }
@@ -276,10 +280,11 @@ struct Frame: @unchecked Sendable {
   /// The fields of every record.
   var infos: [RecordInfo] { positions.map(info(at:)) }
 
-  /// What is attached to the own frame that holds the record for `key`, if this frame has the
-  /// record and that frame an attachment.
-  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    position(of: key).flatMap { home(at: $0).attachment }
+  /// The cache of the own frame that holds the record at `position`.
+  func cacheOfHome(at position: Position) -> DerivedCache? {
+    withRecord(at: position) { record in
+      record.pointee.home.map { $0._withUnsafeGuaranteedRef { Frame(buffer: $0).cache } } ?? cache
+    }
   }
 
   // MARK: The trie of a large frame
@@ -488,10 +493,14 @@ struct Frame: @unchecked Sendable {
         site: target.header(\.site)))
     // What was built from the value replaced goes with it. Both are released once the frame is
     // whole again: a value's deinit is code Milieu does not control.
-    if replaced != nil {
-      let dropped = target.takeAttachment()
+    // A node's cache, which a frame its update writes shares, evicts when the update is
+    // installed.
+    if let replaced, let cache = target.cache, case .unbound = cache.binding {
+      var evicted: [DerivedCell] = []
+      var writes: Set = [Stamped(key: key, stamp: replaced.stamp)]
+      cache.evict(&writes, into: &evicted)
       _ = consume replaced
-      dropped?.release()
+      withExtendedLifetime(evicted) {}
     }
     frame = target
   }
@@ -543,6 +552,11 @@ struct Frame: @unchecked Sendable {
     }
     let site = header(\.site)
     copy.buffer.withUnsafeMutablePointerToHeader { $0.pointee.site = site }
+    // A frame a write still fills keeps its cache: what was kept from it stays found.
+    if !isFrozen, let cache {
+      copy.attachCache(cache)
+      copy.generation = generation
+    }
     return copy
   }
 
@@ -599,10 +613,11 @@ struct Frame: @unchecked Sendable {
   /// is a scratch frame nothing was attached to, which goes back to its thread; else this frame
   /// itself.
   consuming func settled() -> Frame? {
-    guard isScratch, attachment == nil else { return self }
+    guard isScratch else { return self }
     defer { Self.scratchSlot.give(buffer) }
     guard count > 0 else { return nil }
     let settled = Frame.make(capacity: count)
+    if let cache = takeCache() { settled.attachCache(cache) }
     settled.buffer.withUnsafeMutablePointers { header, records in
       buffer.withUnsafeMutablePointers { scratchHeader, scratch in
         records.moveInitialize(from: scratch, count: Int(scratchHeader.pointee.count))
@@ -617,7 +632,8 @@ struct Frame: @unchecked Sendable {
   /// Gives this scratch frame back to its thread, emptied, if nothing else holds it and nothing
   /// was attached to it; else lets it go.
   mutating func recycle() {
-    guard isScratch, attachment == nil, isUnique() else { return }
+    guard isScratch, isUnique() else { return }
+    _ = takeCache()
     buffer.withUnsafeMutablePointers { header, records in
       records.deinitialize(count: Int(header.pointee.count))
       header.pointee.count = 0
@@ -646,14 +662,6 @@ struct Frame: @unchecked Sendable {
   private mutating func assertWritable() {
     assert(!isFrozen, "a frozen frame is never written")
     assert(isUnique(), "a frame is written only while one reference holds it")
-  }
-
-  /// A frozen copy of this own frame for the same node: the same stamps and sites, but nothing
-  /// attached, what a node holds in place of a frame whose attachment a write outdated.
-  func reissued() -> Frame {
-    var reissued = copy(capacity: 0)
-    reissued.freeze(depth: depth, nodeName: header(\.nodeName))
-    return reissued
   }
 
   /// The records `values` holds, read as a read of each key finds it, whose stamps `seen` does
@@ -728,13 +736,11 @@ struct Frame: @unchecked Sendable {
       Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
     }
     var replaced: Set<Stamped> = []
-    for position in old?.positions(differingFrom: new) ?? [] {
-      let info = old.unsafelyUnwrapped.info(at: position)
-      if new?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
-    }
-    for position in new?.positions(differingFrom: old) ?? [] {
-      let info = new.unsafelyUnwrapped.info(at: position)
-      if old?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
+    for (frame, other) in [(old, new), (new, old)] {
+      for position in frame?.positions(differingFrom: other) ?? [] {
+        let (key, stamp) = withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
+        if other?.stamp(of: key) != stamp { replaced.insert(before(key)) }
+      }
     }
     return replaced
   }
@@ -788,7 +794,7 @@ struct Frame: @unchecked Sendable {
     return view
   }
 
-  // MARK: Attachment
+  // MARK: Cache
 
   /// Runs `body` with a word of the header as an atomic.
   ///
@@ -804,21 +810,31 @@ struct Frame: @unchecked Sendable {
     }
   }
 
-  /// Takes the attachment out; called on a frame no other thread can see.
-  fileprivate func takeAttachment() -> Unmanaged<AnyObject>? {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.takeReference() }
+  /// Where the derived values built from this own frame's writes are kept: its node's cache, set
+  /// before the node publishes the frame, or, for free-standing values, one made when a value is
+  /// first kept; set at most once while the frame lives.
+  var cache: DerivedCache? {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.loadReference(as: DerivedCache.self) }
   }
 
-  /// What the layer above keeps with this frame (derived values use it for the values built
-  /// from its writes), set at most once while the frame lives.
-  var attachment: AnyObject? {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.loadReference(as: AnyObject.self) }
-  }
-
-  /// Attaches `object` unless something is attached already; returns what is attached.
+  /// Gives this frame `cache` unless it has one already; returns the one it has.
   @discardableResult
-  func attach(_ object: AnyObject) -> AnyObject {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.storeReferenceIfNil(object) }
+  func attachCache(_ cache: DerivedCache) -> DerivedCache {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.storeReferenceIfNil(cache) }
+  }
+
+  /// Takes the cache out; called on a frame no other thread can see.
+  fileprivate func takeCache() -> DerivedCache? {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.takeReference() }.map {
+      uncheckedDowncast($0.takeRetainedValue(), to: DerivedCache.self)
+    }
+  }
+
+  /// For a frame a node installed, its cache's generation then; for a frame an update's body
+  /// writes, the generation when the update started. Set before anyone else sees the frame.
+  var generation: UInt64 {
+    get { header(\.generation) }
+    nonmutating set { buffer.withUnsafeMutablePointerToHeader { $0.pointee.generation = newValue } }
   }
 
   // MARK: Stamps
@@ -826,23 +842,10 @@ struct Frame: @unchecked Sendable {
   /// The process-wide source of stamps, taken in blocks of `FrameHeader.stampBlock`.
   fileprivate static let stamps = Atomic<UInt64>(0)
 
-  /// A stamp for something that is not a record (a derived value's build, a frame's id): never
-  /// reused, and never a record's.
+  /// A stamp for something that is not a record (a derived value's build, a frame's block of
+  /// stamps): never reused, and never a record's.
   static func newStamp() -> UInt64 {
     stamps.add(FrameHeader.stampBlock, ordering: .relaxed).newValue
-  }
-
-  /// A number no other frame has had or will have, drawn when first asked for: a frame's
-  /// identity that outlives it.
-  var id: UInt64 {
-    let id = withAtomicWord(at: FrameHeader.idOffset) { $0.load(ordering: .relaxed) }
-    if id != 0 { return UInt64(id) }
-    let drawn = UInt(Self.newStamp())
-    return UInt64(
-      withAtomicWord(at: FrameHeader.idOffset) {
-        $0.compareExchange(expected: 0, desired: drawn, ordering: .relaxed).exchanged
-          ? drawn : $0.load(ordering: .relaxed)
-      })
   }
 }
 
@@ -863,7 +866,7 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
       guard !header.pointee.flags.contains(.branch) else { return }
       for position in 0..<Int(header.pointee.count) { (records + position).deinitialize(count: 1) }
     }
-    Frame(buffer: self).takeAttachment()?.release()
+    _ = Frame(buffer: self).takeCache()
     // A view holds the view below it, and that one the next: release the chain one frame at a
     // time, so that freeing a view 100,000 levels deep does not recurse 100,000 frames deep.
     var next = withUnsafeMutablePointerToHeader { $0.pointee.base.take() }
@@ -877,20 +880,6 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
 struct Stamped: Hashable, Sendable {
   let key: ObjectIdentifier
   let stamp: UInt64
-}
-
-/// What the layer above attaches to a frame: the derived values built from its writes.
-protocol FrameAttachment: AnyObject, Sendable {
-  /// What a frame that holds the same records, but for the writes in `replaced`, keeps: `self`
-  /// when nothing here was made from them, `nil` when nothing is left. Adds to `replaced` the
-  /// stamps of what it drops, so that what was made from those goes too. Called under node
-  /// locks: whatever it looked at that may hold the last reference to a value goes in
-  /// `released`, which the caller releases once no lock is held.
-  func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)?
-
-  /// Takes in what `other`, meant for the same frame, keeps that this one does not: a frame
-  /// that was given one before the write that installs it carried another.
-  func absorb(_ other: any FrameAttachment)
 }
 
 /// The fields of a record that diagnostics and the layers above read, copied out of the frame.
@@ -933,10 +922,10 @@ struct FrameHeader {
   /// The next stamp this frame gives a write; a multiple of the block size when it has none
   /// left.
   var nextStamp: UInt64 = 0
-  /// The frame's id, 0 until asked for, accessed only atomically: see `Frame.id`.
-  fileprivate var idWord: UInt = 0
-  /// The attachment's address, retained, accessed only atomically.
-  fileprivate var attachmentWord: UInt = 0
+  /// The cache's address, retained, accessed only atomically: see `Frame.cache`.
+  fileprivate var cacheWord: UInt = 0
+  /// See `Frame.generation`.
+  var generation: UInt64 = 0
   /// For a node's own frame, the node's name: where its records' origins were written.
   var nodeName: String?
   /// Where the records a write adds to this frame were written, for a frame a write to a node
@@ -972,11 +961,8 @@ struct FrameHeader {
 
   /// The offsets of the words accessed atomically: computed, not stored, so that no lazy
   /// global is checked on every access; the optimizer folds them to constants.
-  fileprivate static var attachmentOffset: Int {
-    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.attachmentWord).unsafelyUnwrapped
-  }
-  fileprivate static var idOffset: Int {
-    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.idWord).unsafelyUnwrapped
+  fileprivate static var cacheOffset: Int {
+    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.cacheWord).unsafelyUnwrapped
   }
 }
 
