@@ -1,13 +1,12 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import MilieuTestSupport
 import MilieuTesting
-import Synchronization
 import Testing
 
 /// A connection pool that records what it did.
 final class ConnectionPool: LifecycleService {
   let url: String
-  private let events = Mutex<[String]>([])
+  private let events = Lock<[String]>([])
 
   init(url: String) { self.url = url }
 
@@ -21,7 +20,7 @@ final class ConnectionPool: LifecycleService {
 /// A cache warmed from the pool once it is open.
 final class WarmCache: LifecycleService {
   let pool: ConnectionPool
-  private let warmedWithOpenPool = Mutex<Bool?>(nil)
+  private let warmedWithOpenPool = Lock<Bool?>(nil)
 
   init(pool: ConnectionPool) { self.pool = pool }
 
@@ -63,7 +62,7 @@ extension EnvironmentValues {
   }
 
   @Test func theServicesStopWhenTheBodyThrows() async throws {
-    let pool = Mutex<ConnectionPool?>(nil)
+    let pool = Lock<ConnectionPool?>(nil, audited: false)
     await #expect(throws: BodyFailed.self) {
       try await withRunningServices([\.pool], .set(\.poolURL, "sqlite::memory:")) {
         pool.withLock { $0 = EnvironmentNode.current[\.pool] }
@@ -74,7 +73,7 @@ extension EnvironmentValues {
   }
 
   @Test func theServicesStopWhenAnExpectationFails() async throws {
-    let pool = Mutex<ConnectionPool?>(nil)
+    let pool = Lock<ConnectionPool?>(nil, audited: false)
     await withKnownIssue {
       try await withRunningServices([\.pool], .set(\.poolURL, "sqlite::memory:")) {
         pool.withLock { $0 = EnvironmentNode.current[\.pool] }

@@ -1,11 +1,11 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import MilieuTestSupport
 import Synchronization
 import Testing
 
 /// What one test's services did, in order: `start database`, `stop database`.
 final class LifecycleLog: Sendable {
-  private let entries = Mutex<[String]>([])
+  private let entries = Lock<[String]>([])
 
   func append(_ entry: String) { entries.withLock { $0.append(entry) } }
 
