@@ -100,22 +100,6 @@ import Testing
     #expect(issues.messages.isEmpty)
   }
 
-  @Test func stoppingServicesAnotherNodeStillReadsIsReported() async throws {
-    let issues = IssueLog()
-    let app = serviceNode(issues: issues)
-    let tenant = app.child("tenant")
-    let appServices = try await app.startServices([\.metrics])
-    let tenantServices = try await tenant.startServices([\.metrics])
-    try await appServices.stop()
-    #expect(
-      issues.messages == [
-        "metrics was stopped with the services of node \"app\" while the services of node "
-          + "\"tenant\" still read it. Stop the services of a subtree before those of the node "
-          + "above it."
-      ])
-    try await tenantServices.stop()
-  }
-
   @Test func aCycleOfDerivedServicesStartsNothing() async throws {
     let script = ServiceScript()
     let app = serviceNode(script: script)

@@ -5,10 +5,11 @@ extension EnvironmentNode {
   /// Milieu reads each named service in this node, building what is not built yet, and follows
   /// what each build read: every value on the way whose type is a ``LifecycleService`` is
   /// started once, after everything it reads that has a lifecycle; services that read nothing
-  /// of each other start at the same time. A service shared with a node whose services run
-  /// already is not started again: it is read, and stops with that node's. So a subtree that
-  /// overrides a value (a tenant with a database of its own) starts, and later stops, only
-  /// the services built for it.
+  /// of each other start at the same time. A service that other nodes' running services use
+  /// already is not started again: it is read, and counted, and it stops once the last node
+  /// that uses it stops, after everything that reads it, whichever node started it. So a
+  /// subtree that overrides a value (a tenant with a database of its own) starts and stops the
+  /// services built for it, and shares the others with the node above it in any order.
   ///
   /// ```swift
   /// let running = try await app.startServices([\.notesService, \.metricsExporter])

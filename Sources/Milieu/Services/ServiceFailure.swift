@@ -22,9 +22,6 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case startFailed(any Error)
     /// The start was cancelled before the service had started: the program was told to stop.
     case startCancelled
-    /// A service it reads, started by the services of another node, failed to start; the
-    /// string names that node.
-    case dependencyFailed(String)
     /// The service's ``LifecycleService/stop()`` threw.
     case stopFailed(any Error)
     /// The service's ``LifecycleService/stop()`` did not return within the timeout; Milieu
@@ -52,7 +49,6 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
       switch self {
       case .startFailed(let error): "start failed: \(error)"
       case .startCancelled: "start cancelled"
-      case .dependencyFailed(let node): "a service it reads failed to start for \(node)"
       case .stopFailed(let error): "stop failed: \(error)"
       case .stopTimedOut(let timeout): "stop timed out after \(timeout)"
       case .missingInput: "missing input"
@@ -100,9 +96,6 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case .startCancelled:
       return "\(name) had not started when the start was cancelled. The services that had "
         + "started were stopped, in reverse."
-    case .dependencyFailed(let node):
-      return "\(name) is started by the services of \(node), whose start failed, so nothing "
-        + "that reads it was started here. Fix that start first."
     case .stopFailed(let error):
       return "\(name) failed to stop: \(error). The other services were stopped all the same."
     case .stopTimedOut(let timeout):

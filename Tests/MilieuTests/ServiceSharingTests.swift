@@ -1,0 +1,236 @@
+@_spi(MilieuInternal) import Milieu
+import MilieuTestSupport
+import Testing
+
+/// A service that several nodes use runs once, from the first start that needs it until the
+/// last node that uses it stops, and stops after everything that reads it.
+@Suite struct ServiceSharingTests {
+  /// Which node starts its services first, and which stops them first.
+  struct Order: Sendable, CustomTestStringConvertible {
+    let starts: [String]
+    let stops: [String]
+
+    var testDescription: String {
+      "\(starts[0]) starts first, \(stops[0]) stops first"
+    }
+
+    static let all = [
+      Order(starts: ["app", "tenant"], stops: ["app", "tenant"]),
+      Order(starts: ["app", "tenant"], stops: ["tenant", "app"]),
+      Order(starts: ["tenant", "app"], stops: ["app", "tenant"]),
+      Order(starts: ["tenant", "app"], stops: ["tenant", "app"]),
+    ]
+
+    /// What each node's start or stop does, in the order of the calls: the journal of a run in
+    /// this order.
+    var journal: [[String]] {
+      starts.enumerated().map { position, node in
+        (position == 0 ? ["start metricsExporter"] : [])
+          + ["start database \(node)", "start searchIndex \(node)"]
+      }
+        + stops.enumerated().map { position, node in
+          ["stop searchIndex \(node)", "stop database \(node)"]
+            + (position == 1 ? ["stop metricsExporter"] : [])
+        }
+    }
+  }
+
+  /// The app's metrics exporter is read by the tenant's own database: the tenant uses it, so it
+  /// runs until both nodes stopped, and stops after the database that stops last.
+  @Test(arguments: Order.all)
+  func aSharedServiceRunsUntilTheLastNodeThatUsesItStops(_ order: Order) async throws {
+    let issues = IssueLog()
+    let script = SharingScript()
+    let app = sharingNode(script: script, issues: issues)
+    let tenant = app.child("tenant") { $0.site = "tenant" }
+    let nodes = ["app": app, "tenant": tenant]
+    var running: [String: RunningServices] = [:]
+    var journal: [[String]] = []
+    for name in order.starts {
+      let before = script.journal.entries.count
+      running[name] = try await #require(nodes[name]).startServices([\.siteNotes])
+      journal.append(Array(script.journal.entries[before...]))
+    }
+    #expect(running[order.starts[0]]?.services == ["metricsExporter", "siteDatabase", "siteIndex"])
+    #expect(running[order.starts[1]]?.services == ["siteDatabase", "siteIndex"])
+    for name in order.stops {
+      let before = script.journal.entries.count
+      try await #require(running[name]).stop()
+      journal.append(Array(script.journal.entries[before...]))
+    }
+    #expect(journal == order.journal)
+    #expect(issues.messages.isEmpty)
+  }
+
+  /// A start that needs a service while another node's stop stops it waits for that stop to
+  /// return, then starts it afresh: it never reads a service that is closing.
+  @Test func aStartWaitsForTheStopOfAServiceThenStartsItAfresh() async throws {
+    let stopping = Gate()
+    let script = SharingScript(
+      stopGates: ["metricsExporter": stopping], opening: ["gate": stopping])
+    let app = sharingNode(script: script)
+    let tenant = app.child("tenant")
+    let appServices = try await app.startServices([\.metricsExporter])
+    let appStop = Task { try await appServices.stop() }
+    await eventually("the exporter is stopping") {
+      script.journal.entries.contains("stop metricsExporter")
+    }
+    // The tenant claims the exporter while it stops; its gatekeeper, which starts at the same
+    // time, then lets the stop return.
+    let tenantServices = try await tenant.startServices([\.metricsExporter, \.gatekeeper])
+    try await appStop.value
+    #expect(
+      script.journal.entries == [
+        "start metricsExporter", "stop metricsExporter", "start gate", "stopped metricsExporter",
+        "start metricsExporter",
+      ])
+    #expect(Set(tenantServices.services) == ["metricsExporter", "gatekeeper"])
+    try await tenantServices.stop()
+    #expect(script.journal.entries.filter { $0 == "stop metricsExporter" }.count == 2)
+  }
+
+  /// A service that another node's stopping service still reads is not stopped by the node
+  /// that releases it last: the stop that ends the reader stops it, after the reader.
+  @Test func aServiceStopsAfterAReaderThatAnotherNodeIsStopping() async throws {
+    let stopping = Gate()
+    let script = SharingScript(stopGates: ["database tenant": stopping])
+    let app = sharingNode(script: script)
+    let tenant = app.child("tenant") { $0.site = "tenant" }
+    let appServices = try await app.startServices([\.siteNotes])
+    let tenantServices = try await tenant.startServices([\.siteNotes])
+    let tenantStop = Task { try await tenantServices.stop() }
+    await eventually("the tenant's database is stopping") {
+      script.journal.entries.contains("stop database tenant")
+    }
+    try await appServices.stop()
+    #expect(!script.journal.entries.contains("stop metricsExporter"))
+    stopping.open()
+    try await tenantStop.value
+    #expect(
+      script.journal.entries.suffix(6) == [
+        "stop searchIndex tenant", "stop database tenant", "stop searchIndex app",
+        "stop database app", "stopped database tenant", "stop metricsExporter",
+      ])
+  }
+}
+
+/// What the services of one test did, in order: `start database app`, `stop database app`.
+final class Journal: Sendable {
+  private let lines = Lock<[String]>([], audited: false)
+
+  func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+  var entries: [String] { lines.withLock { $0 } }
+}
+
+/// A door that tasks wait at until it is opened, once.
+final class Gate: Sendable {
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []), audited: false)
+
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let isOpen = state.withLock { state in
+        if !state.isOpen { state.waiters.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
+}
+
+/// How the services of a sharing test behave: which stops wait at a gate, which starts open one.
+struct SharingScript: Sendable {
+  let journal = Journal()
+  var stopGates: [String: Gate] = [:]
+  var opening: [String: Gate] = [:]
+}
+
+/// A service that writes its start and stop to its test's journal.
+final class JournaledService: LifecycleService {
+  let name: String
+  let script: SharingScript
+
+  init(_ name: String, _ script: SharingScript) {
+    self.name = name
+    self.script = script
+  }
+
+  func start() async throws {
+    script.journal.append("start \(name)")
+    script.opening[name]?.open()
+  }
+
+  func stop() async throws {
+    script.journal.append("stop \(name)")
+    if let gate = script.stopGates[name] {
+      await gate.wait()
+      script.journal.append("stopped \(name)")
+    }
+  }
+}
+
+/// A notes service with no lifecycle of its own, built on a site's database and index.
+struct SiteNotes: Sendable {
+  let database: JournaledService
+  let index: JournaledService
+}
+
+/// A metrics exporter that every site shares, and each site's database, which reports to it,
+/// and search index.
+extension EnvironmentValues {
+  static let sharingScript = Entry(SharingScript())
+  var sharingScript: SharingScript {
+    get { self[Self.sharingScript] }
+    set { self[Self.sharingScript] = newValue }
+  }
+
+  static let site = Entry("app")
+  var site: String {
+    get { self[Self.site] }
+    set { self[Self.site] = newValue }
+  }
+
+  static let metricsExporter = Derived { values in
+    JournaledService("metricsExporter", values.sharingScript)
+  }
+  var metricsExporter: JournaledService { self[Self.metricsExporter] }
+
+  static let siteDatabase = Derived { values in
+    _ = values.metricsExporter
+    return JournaledService("database \(values.site)", values.sharingScript)
+  }
+  var siteDatabase: JournaledService { self[Self.siteDatabase] }
+
+  static let siteIndex = Derived { values in
+    _ = values.siteDatabase
+    return JournaledService("searchIndex \(values.site)", values.sharingScript)
+  }
+  var siteIndex: JournaledService { self[Self.siteIndex] }
+
+  static let siteNotes = Derived { values in
+    SiteNotes(database: values.siteDatabase, index: values.siteIndex)
+  }
+  var siteNotes: SiteNotes { self[Self.siteNotes] }
+
+  static let gatekeeper = Derived { values in JournaledService("gate", values.sharingScript) }
+  var gatekeeper: JournaledService { self[Self.gatekeeper] }
+}
+
+/// An app node of its own, with its script, its issues logged.
+func sharingNode(script: SharingScript, issues: IssueLog = IssueLog()) -> EnvironmentNode {
+  EnvironmentNode("sharing").child("app") {
+    $0.sharingScript = script
+    $0.site = "app"
+    $0.issueReporter = issues.reporter
+  }
+}
