@@ -46,12 +46,24 @@ extension EnvironmentNode {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async throws(ServiceError) -> RunningServices {
-    let plan = servicePlan(services)
+    try await startServices(
+      services, stopTimeout: stopTimeout, clock: clock,
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      requiringFakes: [])
+  }
+
+  /// Starts the services as
+  /// ``startServices(_:stopTimeout:clock:fileID:filePath:line:column:)`` does, and fails for
+  /// each fake numbered in `fakes` that applies to none of them: how `withRunningServices` says
+  /// that a fake it was given would apply to nothing.
+  package func startServices(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable], stopTimeout: Duration,
+    clock: any Clock<Duration>, at callSite: CallSite, requiringFakes fakes: Set<UInt64>
+  ) async throws(ServiceError) -> RunningServices {
+    let plan = servicePlan(services, requiringFakes: fakes)
     guard plan.failures.isEmpty else { throw ServiceError(failures: plan.failures) }
     let run = ServiceRun(
-      node: self, plan: plan,
-      callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-      stopTimeout: stopTimeout, clock: clock)
+      node: self, plan: plan, callSite: callSite, stopTimeout: stopTimeout, clock: clock)
     let failures = await run.start(continuingAfterFailure: false)
     guard failures.isEmpty else { throw ServiceError(failures: failures) }
     return RunningServices(run)
@@ -128,10 +140,11 @@ extension EnvironmentNode {
   }
 
   /// Reads the named services in one snapshot of this node's values, with the issues the reads
-  /// report collected, and plans their start.
-  private func servicePlan(_ services: [PartialKeyPath<EnvironmentValues> & Sendable])
-    -> ServicePlan
-  {
+  /// report collected, and plans their start; a fake numbered in `fakes` must apply.
+  private func servicePlan(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable],
+    requiringFakes fakes: Set<UInt64> = []
+  ) -> ServicePlan {
     let issues = IssueCollector()
     // A child whose only override is the reporter: what its reads build is kept where this
     // node's readers find it.
@@ -158,12 +171,10 @@ extension EnvironmentNode {
       }
       named.append(ServicePlan.Named(root: root, name: name))
     }
-    let replacements = values.serviceLifecycleReplacements.compactMap { replacement in
-      graph.add(replacement.service, in: values).map { root in
-        (root, replacement.replace(root.value as? any LifecycleService))
-      }
+    let faked = values.serviceLifecycleReplacements.compactMap { fake in
+      graph.add(fake.service, in: values).map { (root: $0, fake: fake) }
     }
-    let plan = ServicePlan(reads: graph, named: named, replacements: replacements)
+    let plan = ServicePlan(reads: graph, named: named, fakes: faked, required: fakes)
     return plan.adding(failures)
   }
 

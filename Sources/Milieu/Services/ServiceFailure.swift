@@ -43,6 +43,10 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case notKept(String)
     /// The node's services run already; the string says where they were started.
     case alreadyRunning(String)
+    /// A fake of the service's lifecycle, named by the first string (`startFails`), was given
+    /// for a run that does not start the service: none of the services it names, which the
+    /// second string lists, leads to it.
+    case unusedFake(String, started: String)
 
     /// A few words: `start failed: DatabaseDown()`.
     public var description: String {
@@ -57,6 +61,7 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
       case .noValueForTests: "no value for tests"
       case .notKept: "not kept"
       case .alreadyRunning: "already running"
+      case .unusedFake: "unused fake"
       }
     }
   }
@@ -112,6 +117,10 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case .alreadyRunning(let started):
       return "\(name): the services of this node are running already, started at \(started). "
         + "A node runs its services once: stop them first, or start these on a child node."
+    case .unusedFake(let fake, let started):
+      return "\(name) is faked with .\(fake)(_:), but none of the services started here "
+        + "(\(started)) leads to it, so the fake would apply to nothing. Name a service that "
+        + "reads \(service), or remove the fake."
     }
   }
 }

@@ -34,7 +34,7 @@ final class ServiceRegistry: Sendable {
     let services = plan.services.map { service in
       (
         identity: service.identity, service: Registered(service: service, node: node),
-        reads: service.dependencies.map { plan.services[$0].identity }
+        reads: service.dependencies.map { plan.services[$0].identity.real }
       )
     }
     return state.withLock { state in

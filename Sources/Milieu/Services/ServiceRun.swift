@@ -47,7 +47,9 @@ final class ServiceRun: Sendable {
 
   /// The names of the services this run started, in the order they started.
   var startedNames: [String] {
-    state.withLock { state in state.started.map { plan.services[$0].name } }
+    state.withLock { state in
+      state.started.filter { plan.services[$0].isListed }.map { plan.services[$0].name }
+    }
   }
 
   private enum Outcome: Sendable {
@@ -197,7 +199,7 @@ final class ServiceRun: Sendable {
   func abandon() {
     let running = state.withLock { state -> [String]? in
       guard case .claimed = state.phase else { return nil }
-      return state.started.map { plan.services[$0].name }
+      return state.started.filter { plan.services[$0].isListed }.map { plan.services[$0].name }
     }
     guard let running else { return }
     if !running.isEmpty {
