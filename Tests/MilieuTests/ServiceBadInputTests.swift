@@ -173,4 +173,44 @@ import Testing
     #expect(script.log.all.last == "stop metrics")
     #expect(nothingRuns(script.log))
   }
+
+  @Test func aStartsOwnErrorIsReportedWhenTheCallerWasCancelledMeanwhile() async throws {
+    let script = ServiceScript(closingStarts: ["metrics"])
+    let app = serviceNode(script: script)
+    let start = Task { try await app.startServices([\.metrics]) }
+    await eventually("the metrics are starting") { script.log.all == ["start metrics"] }
+    start.cancel()
+    let error = await #expect(throws: ServiceError.self) { try await start.value }
+    #expect(error?.failures.count == 1)
+    guard case .startFailed(let cause) = error?.failures.first?.reason else {
+      Issue.record("expected the start's own error, got \(String(describing: error))")
+      return
+    }
+    #expect(cause is ConnectionClosed)
+  }
+
+  @Test func everyStartThatFailsIsReportedWithItsOwnError() async throws {
+    // The database starts, and is connecting, when the metrics fail: the run cancels it, and
+    // its start throws an error of its own.
+    let meeting = Meeting()
+    let script = ServiceScript(
+      failingStarts: ["metrics"],
+      meetings: ["metrics": meeting, "database postgres://app": meeting],
+      closingStarts: ["database postgres://app"])
+    let app = serviceNode(script: script)
+    let error = await #expect(throws: ServiceError.self) {
+      try await app.startServices([\.metrics, \.database])
+    }
+    let failures = error?.failures ?? []
+    #expect(failures.map(\.service) == ["metrics", "database"])
+    #expect(
+      failures.map { failure in
+        if case .startFailed(let cause) = failure.reason {
+          "\(type(of: cause))"
+        } else {
+          "\(failure.reason)"
+        }
+      } == ["Oops", "ConnectionClosed"])
+    #expect(nothingRuns(script.log))
+  }
 }

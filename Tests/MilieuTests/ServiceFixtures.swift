@@ -34,7 +34,13 @@ struct ServiceScript: Sendable {
   var hangingStarts: Set<String> = []
   /// Services whose start waits until the other named one has begun its own.
   var meetings: [String: Meeting] = [:]
+  /// Services whose start waits until it is cancelled, then throws ``ConnectionClosed``: an
+  /// error of its own, not a cancellation.
+  var closingStarts: Set<String> = []
 }
+
+/// What a start that was cancelled while it connected throws.
+struct ConnectionClosed: Error {}
 
 /// Two starts that must run at the same time: each waits, a bounded number of turns, for the
 /// other to arrive.
@@ -75,6 +81,10 @@ final class ScriptedService: LifecycleService {
     script.log.append("start \(name)")
     if let meeting = script.meetings[name] { try await meeting.arrive() }
     if script.hangingStarts.contains(name) { try await waitUntilCancelled() }
+    if script.closingStarts.contains(name) {
+      try? await waitUntilCancelled()
+      throw ConnectionClosed()
+    }
     if script.failingStarts.contains(name) { throw Oops() }
     script.log.append("running \(name)")
   }

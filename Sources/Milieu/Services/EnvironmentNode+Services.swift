@@ -24,7 +24,8 @@ extension EnvironmentNode {
   ///
   /// If a start throws, nothing more is started, the starts under way are cancelled, and what
   /// had started is stopped in reverse; so is it when the calling task is cancelled (the
-  /// program was told to stop while it started). Nothing is started when reading a service
+  /// program was told to stop while it started). Each start that throws an error of its own is
+  /// reported with that error, a start cancelled meanwhile among them. Nothing is started when reading a service
   /// reports an issue, since what it read may be a fallback that no later read gets.
   ///
   /// - Parameters:

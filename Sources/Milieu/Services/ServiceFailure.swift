@@ -18,9 +18,11 @@
 public struct ServiceFailure: Sendable, CustomStringConvertible {
   /// What went wrong.
   public enum Reason: Sendable, CustomStringConvertible {
-    /// The service's ``LifecycleService/start()`` threw.
+    /// The service's ``LifecycleService/start()`` threw this error: its own, even when it threw
+    /// it because its start was cancelled.
     case startFailed(any Error)
-    /// The start was cancelled before the service had started: the program was told to stop.
+    /// The start was cancelled before the service had started: the program was told to stop,
+    /// and its ``LifecycleService/start()`` threw `CancellationError`, or had not begun.
     case startCancelled
     /// The service's ``LifecycleService/stop()`` threw.
     case stopFailed(any Error)

@@ -155,7 +155,8 @@ final class ServiceRun: Sendable {
       return .running(startedHere: true)
     } catch {
       registry.startEnded(service.identity, by: number)
-      return Task.isCancelled ? .cancelled : .failed(error)
+      // Its own error, whatever happened meanwhile; a cancellation only if it was cancelled.
+      return error is CancellationError && Task.isCancelled ? .cancelled : .failed(error)
     }
   }
 
