@@ -124,9 +124,45 @@ import Testing
     let script = ServiceScript()
     let failure = try await firstFailure(
       starting: [\.metrics, \.brokenService], at: serviceNode(script: script))
-    #expect("\(failure.reason)" == "missing input")
+    #expect("\(failure.reason)" == "build failed: oops")
+    guard case .buildFailed(let cause) = failure.reason else {
+      Issue.record("expected a failed build, got \(failure.reason)")
+      return
+    }
+    #expect(cause is Oops)
     #expect(
-      failure.description.hasPrefix("reading brokenService: Building brokenService threw oops."))
+      failure.description
+        == "brokenService could not be built: its build threw oops. Fix what it reads, or catch "
+        + "the error in its build.")
+    #expect(script.log.all.isEmpty)
+  }
+
+  @Test func aValueThatCannotBeBuiltIsAMissingInputOfTheServiceBuiltOnIt() async throws {
+    let script = ServiceScript()
+    let failure = try await firstFailure(
+      starting: [\.configuredService], at: serviceNode(script: script))
+    #expect(failure.service == "configuredService")
+    #expect("\(failure.reason)" == "missing input: brokenConfig")
+    guard case .missingInput(let input, let cause) = failure.reason else {
+      Issue.record("expected a missing input, got \(failure.reason)")
+      return
+    }
+    #expect(input == "brokenConfig")
+    #expect(cause is Oops)
+    #expect(
+      failure.description
+        == "configuredService lacks what it needs: building brokenConfig, which it is built "
+        + "from, threw oops, so it would be built on brokenConfig's fallback. Fix what "
+        + "brokenConfig reads, or catch the error in its build.")
+    #expect(script.log.all.isEmpty)
+  }
+
+  @Test func aChainDeeperThanBuildsNestIsNotACycle() async throws {
+    let script = ServiceScript()
+    let failure = try await firstFailure(starting: [\.deepService], at: serviceNode(script: script))
+    #expect(failure.service == "deepService")
+    #expect("\(failure.reason)" == "depth limit")
+    #expect(failure.description.contains("derived values deep"))
     #expect(script.log.all.isEmpty)
   }
 

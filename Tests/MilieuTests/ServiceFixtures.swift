@@ -204,6 +204,34 @@ extension EnvironmentValues {
   }
   var brokenService: ScriptedService { self[Self.brokenService] }
 
+  /// A configuration whose build throws, and a service built from it.
+  static let brokenConfig = Derived(fallback: "unset") { values -> String in
+    _ = values.databaseURL
+    throw Oops()
+  }
+  var brokenConfig: String { self[Self.brokenConfig] }
+
+  static let configuredService = Derived { values in
+    ScriptedService("configured \(values.brokenConfig)", values.serviceScript)
+  }
+  var configuredService: ScriptedService { self[Self.configuredService] }
+
+  /// A chain of 300 derived values, each read by the next, deeper than builds nest, and a
+  /// service built on its top.
+  static let deepChain: [Derived<Int>] = {
+    var chain: [Derived<Int>] = [Derived(fallback: -1) { $0.databaseURL.count }]
+    for index in 1..<300 {
+      let previous = chain[index - 1]
+      chain.append(Derived(fallback: -1) { $0[previous] + 1 })
+    }
+    return chain
+  }()
+
+  static let deepService = Derived { values in
+    ScriptedService("deep \(values[Self.deepChain[299]])", values.serviceScript)
+  }
+  var deepService: ScriptedService { self[Self.deepService] }
+
   static let freshService = Derived(.newOnEveryRead) { values in
     ScriptedService("fresh", values.serviceScript)
   }

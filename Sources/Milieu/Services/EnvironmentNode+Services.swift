@@ -83,13 +83,16 @@ extension EnvironmentNode {
   /// }
   /// ```
   ///
-  /// What it reports, in Milieu's terms:
-  /// - **A missing input.** Every key has a default, so no value is ever absent; a service
-  ///   lacks what it needs when its build, or the build of a value it reads, throws — a
-  ///   `Derived` value whose build throws when its configuration is not set — and its reader
-  ///   gets the fallback.
-  /// - **A cycle.** A build that reads itself, directly or through others, or a service with a
-  ///   lifecycle that two of its own inputs lead back to.
+  /// What it reports, in Milieu's terms, each a case of ``ServiceFailure/Reason``:
+  /// - **A build that throws** (`buildFailed`): the service's own build threw.
+  /// - **A missing input** (`missingInput`). Every key has a default, so no value is ever
+  ///   absent; a service lacks what it needs when the build of a value it reads throws — a
+  ///   `Derived` configuration whose build throws when it is not set — and it would be built on
+  ///   that value's fallback.
+  /// - **A cycle** (`cycle`). A build that reads itself, directly or through others, or a
+  ///   service with a lifecycle that two of its own inputs lead back to.
+  /// - **The depth limit** (`depthLimit`): derived values read through each other more than
+  ///   256 deep, which Milieu does not build.
   /// - **A service with no value for tests**, when `forTests`: a service with a lifecycle built
   ///   from defaults alone — a plain value nobody set, or a derived value nothing it read was
   ///   set for. Defaults are what the program runs with, so a test would start the real thing.
@@ -154,23 +157,25 @@ extension EnvironmentNode {
     var graph = ServiceReads()
     var named: [ServicePlan.Named] = []
     var failures: [ServiceFailure] = []
-    for keyPath in services {
-      let before = issues.count
-      guard let root = graph.add(keyPath, in: values) else { continue }
-      let names = root.reads.map { graph.reads[$0].name }
-      let reported = issues.since(before)
-      // A derived value whose build failed is read without a record: its issue names it.
-      let name =
-        names.isEmpty
-        ? reported.first.flatMap { Self.subject(of: $0.message) } ?? "\(type(of: root.value))"
-        : names.joined(separator: ", ")
-      guard reported.isEmpty else {
-        failures += reported.map {
-          ServiceFailure(service: name, path: [name], reason: Self.reason(for: $0.message))
+    DerivedReadFailure.$listener.withValue(issues.listener) {
+      for keyPath in services {
+        let before = issues.count
+        guard let root = graph.add(keyPath, in: values) else { continue }
+        let names = root.reads.map { graph.reads[$0].name }
+        let reported = issues.since(before)
+        // A derived value whose build failed is read without a record: its failure names it.
+        let name =
+          names.isEmpty
+          ? reported.first?.failure?.name ?? "\(type(of: root.value))"
+          : names.joined(separator: ", ")
+        guard reported.isEmpty else {
+          failures += reported.map {
+            ServiceFailure(service: name, path: [name], reason: $0.reason(reading: name))
+          }
+          continue
         }
-        continue
+        named.append(ServicePlan.Named(root: root, name: name))
       }
-      named.append(ServicePlan.Named(root: root, name: name))
     }
     let faked = values.serviceLifecycleReplacements.compactMap { fake in
       graph.add(fake.service, in: values).map { (root: $0, fake: fake) }
@@ -178,35 +183,54 @@ extension EnvironmentNode {
     let plan = ServicePlan(reads: graph, named: named, fakes: faked, required: fakes)
     return plan.adding(failures)
   }
-
-  /// The value an issue of a failed build is about: `X` in `Building X threw …`, or the first
-  /// value of a cycle's chain, `X → …`.
-  private static func subject(of message: String) -> String? {
-    let words = message.split(separator: " ", maxSplits: 2)
-    if words.count > 1, words[0] == "Building" { return String(words[1]) }
-    if words.count > 1, words[1] == "→" { return String(words[0]) }
-    return nil
-  }
-
-  /// What an issue reported while a service was read says went wrong.
-  static func reason(for message: String) -> ServiceFailure.Reason {
-    if message.hasPrefix("Building "), message.contains(" threw ") { return .missingInput(message) }
-    if message.contains(" → ") { return .cycle(message) }
-    return .issue(message)
-  }
 }
 
-/// Keeps the issues reported to its reporter.
+/// Keeps the issues reported to its reporter, each with the failure the core told just before
+/// it, if the issue is about that failure.
 private final class IssueCollector: Sendable {
-  private let issues = Lock<[EnvironmentIssue]>([])
+  /// An issue, and how the read it is about failed.
+  struct Reported {
+    let issue: EnvironmentIssue
+    let failure: DerivedReadFailure.Noted?
 
-  var reporter: IssueReporter {
-    IssueReporter { [self] issue in issues.withLock { $0.append(issue) } }
+    /// What went wrong, reading the service named `service`: by the failure's kind, told where
+    /// it happened.
+    func reason(reading service: String) -> ServiceFailure.Reason {
+      switch failure?.failure {
+      case .threw(let error)?:
+        failure?.name == service
+          ? .buildFailed(error) : .missingInput(failure?.name ?? service, error)
+      case .cycle?: .cycle(issue.message)
+      case .depthLimit?: .depthLimit(issue.message)
+      case nil: .issue(issue.message)
+      }
+    }
   }
 
-  var count: Int { issues.withLock { $0.count } }
+  private struct State {
+    var reported: [Reported] = []
+    var told: DerivedReadFailure.Noted?
+  }
 
-  func since(_ start: Int) -> [EnvironmentIssue] {
-    issues.withLock { Array($0[start...]) }
+  private let state = Lock(State())
+
+  var reporter: IssueReporter {
+    IssueReporter { [self] issue in
+      state.withLock { state in
+        let told = state.told.take()
+        let failure = told?.declaration == issue.location ? told : nil
+        state.reported.append(Reported(issue: issue, failure: failure))
+      }
+    }
+  }
+
+  var listener: @Sendable (DerivedReadFailure.Noted) -> Void {
+    { [self] failure in state.withLock { $0.told = failure } }
+  }
+
+  var count: Int { state.withLock { $0.reported.count } }
+
+  func since(_ start: Int) -> [Reported] {
+    state.withLock { Array($0.reported[start...]) }
   }
 }

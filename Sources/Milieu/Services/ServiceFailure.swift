@@ -29,11 +29,17 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     /// The service's ``LifecycleService/stop()`` did not return within the timeout; Milieu
     /// cancelled it and went on.
     case stopTimedOut(after: Duration)
-    /// Building the service, or a value it is built from, threw: something it needs is
-    /// missing. The string is the issue Milieu reported.
-    case missingInput(String)
-    /// Building the service reads itself, through the values the string names.
+    /// Building the service threw this error.
+    case buildFailed(any Error)
+    /// A value the service is built from, which the string names, could not be built: its
+    /// build threw this error, so the service would be built on that value's fallback.
+    case missingInput(String, any Error)
+    /// Building the service reads itself, through the values the string names: the issue
+    /// Milieu reported.
     case cycle(String)
+    /// Building the service nests derived values deeper than Milieu builds them, through the
+    /// values the string names: the issue Milieu reported.
+    case depthLimit(String)
     /// Reading the service reported another issue, which the string says.
     case issue(String)
     /// The service has a lifecycle and is built from defaults alone, so a test would start
@@ -57,8 +63,10 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
       case .startCancelled: "start cancelled"
       case .stopFailed(let error): "stop failed: \(error)"
       case .stopTimedOut(let timeout): "stop timed out after \(timeout)"
-      case .missingInput: "missing input"
+      case .buildFailed(let error): "build failed: \(error)"
+      case .missingInput(let input, _): "missing input: \(input)"
       case .cycle: "cycle"
+      case .depthLimit: "depth limit"
       case .issue: "issue"
       case .noValueForTests: "no value for tests"
       case .notKept: "not kept"
@@ -108,7 +116,14 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case .stopTimedOut(let timeout):
       return "\(name) did not stop within \(timeout): its stop was cancelled and the other "
         + "services were stopped. Make its stop() return sooner, or pass a longer stopTimeout."
-    case .missingInput(let message), .cycle(let message), .issue(let message):
+    case .buildFailed(let error):
+      return "\(name) could not be built: its build threw \(error). Fix what it reads, or catch "
+        + "the error in its build."
+    case .missingInput(let input, let error):
+      return "\(name) lacks what it needs: building \(input), which it is built from, threw "
+        + "\(error), so it would be built on \(input)'s fallback. Fix what \(input) reads, or "
+        + "catch the error in its build."
+    case .cycle(let message), .depthLimit(let message), .issue(let message):
       return "reading \(name): \(message)"
     case .noValueForTests:
       return "\(name) has a lifecycle and is built from defaults alone, so this test would start "
