@@ -240,6 +240,17 @@ func poolApp() -> EnvironmentNode {
         + "or remove the fake.")
   }
 
+  @Test func aStopTimeoutThatIsNotPositiveFailsBeforeTheBody() async throws {
+    let error = await #expect(throws: ServiceError.self) {
+      try await withRunningServices(
+        [\.pool], .set(\.poolURL, "sqlite::memory:"), stopTimeout: .zero
+      ) {
+        Issue.record("the body runs with stops given no time")
+      }
+    }
+    #expect(error?.failures.map { "\($0.reason)" } == ["invalid argument: stopTimeout"])
+  }
+
   @Test func checkingForTestsFindsTheServiceATestWouldShareWithTheProgram() async throws {
     let error = await #expect(throws: ServiceError.self) {
       try await withTestEnvironment {

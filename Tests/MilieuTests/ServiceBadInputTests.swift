@@ -250,3 +250,29 @@ import Testing
     #expect(nothingRuns(script.log))
   }
 }
+
+/// An argument that cannot be followed is an error naming it and what to pass, and nothing is
+/// read or started.
+@Suite struct ServiceArgumentTests {
+  @Test(arguments: [Duration.zero, .seconds(-1), .milliseconds(-5)])
+  func aStopTimeoutThatIsNotPositiveIsAnError(_ timeout: Duration) async throws {
+    let script = ServiceScript()
+    let app = serviceNode(script: script)
+    let started = await #expect(throws: ServiceError.self) {
+      try await app.startServices([\.metrics], stopTimeout: timeout)
+    }
+    let checked = await #expect(throws: ServiceError.self) {
+      try await app.checkServices([\.metrics], stopTimeout: timeout)
+    }
+    for error in [started, checked] {
+      let failure = try #require(error?.failures.first)
+      #expect(error?.failures.count == 1)
+      #expect("\(failure.reason)" == "invalid argument: stopTimeout")
+      #expect(
+        failure.description
+          == "stopTimeout is \(timeout), but every stop takes some time: pass how long each "
+          + "service's stop may take, a positive duration such as .seconds(30).")
+    }
+    #expect(script.log.all.isEmpty)
+  }
+}

@@ -31,7 +31,7 @@ extension EnvironmentNode {
   /// - Parameters:
   ///   - services: The services the program runs, as key paths into the environment.
   ///   - stopTimeout: How long each service's stop may take before it is cancelled and
-  ///     reported.
+  ///     reported: a positive duration.
   ///   - clock: The clock the stop timeout runs on; a test passes one it moves.
   ///   - fileID: The call site, for diagnostics; leave the default.
   ///   - filePath: The call site's path; leave the default.
@@ -61,6 +61,8 @@ extension EnvironmentNode {
     _ services: [PartialKeyPath<EnvironmentValues> & Sendable], stopTimeout: Duration,
     clock: any Clock<Duration>, at callSite: CallSite, requiringFakes fakes: Set<UInt64>
   ) async throws(ServiceError) -> RunningServices {
+    let invalid = ServiceFailure.checking(stopTimeout: stopTimeout)
+    guard invalid.isEmpty else { throw ServiceError(failures: invalid) }
     let plan = servicePlan(services, requiringFakes: fakes)
     guard plan.failures.isEmpty else { throw ServiceError(failures: plan.failures) }
     let run = ServiceRun(
@@ -111,7 +113,7 @@ extension EnvironmentNode {
   ///   - services: The services the program runs, as key paths into the environment.
   ///   - forTests: Whether a service built from defaults alone is a problem: pass `true` in
   ///     tests.
-  ///   - stopTimeout: How long each service's stop may take.
+  ///   - stopTimeout: How long each service's stop may take: a positive duration.
   ///   - clock: The clock the stop timeout runs on.
   ///   - fileID: The call site, for diagnostics; leave the default.
   ///   - filePath: The call site's path; leave the default.
@@ -124,6 +126,8 @@ extension EnvironmentNode {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async throws(ServiceError) {
+    let invalid = ServiceFailure.checking(stopTimeout: stopTimeout)
+    guard invalid.isEmpty else { throw ServiceError(failures: invalid) }
     let plan = servicePlan(services)
     var failures = plan.failures
     var skipping = Set<Int>()

@@ -16,6 +16,19 @@
 /// }
 /// ```
 public struct ServiceFailure: Sendable, CustomStringConvertible {
+  /// A `stopTimeout` that is not positive, if `timeout` is one.
+  static func checking(stopTimeout timeout: Duration) -> [ServiceFailure] {
+    guard timeout <= .zero else { return [] }
+    return [
+      ServiceFailure(
+        service: "stopTimeout", path: [],
+        reason: .invalidArgument(
+          "stopTimeout",
+          problem: "stopTimeout is \(timeout), but every stop takes some time: pass how long each "
+            + "service's stop may take, a positive duration such as .seconds(30)."))
+    ]
+  }
+
   /// What went wrong.
   public enum Reason: Sendable, CustomStringConvertible {
     /// The service's ``LifecycleService/start()`` threw this error: its own, even when it threw
@@ -51,6 +64,9 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case notKept(String)
     /// The node's services run already; the string says where they were started.
     case alreadyRunning(String)
+    /// An argument of the call, which the first string names, cannot be followed; the second
+    /// says why, and what to pass. The failure's ``ServiceFailure/service`` is the argument.
+    case invalidArgument(String, problem: String)
     /// A fake of the service's lifecycle, named by the first string (`startFails`), was given
     /// for a run that does not start the service: none of the services it names, which the
     /// second string lists, leads to it.
@@ -71,6 +87,7 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
       case .noValueForTests: "no value for tests"
       case .notKept: "not kept"
       case .alreadyRunning: "already running"
+      case .invalidArgument(let argument, _): "invalid argument: \(argument)"
       case .unusedFake: "unused fake"
       }
     }
@@ -134,6 +151,8 @@ public struct ServiceFailure: Sendable, CustomStringConvertible {
     case .alreadyRunning(let started):
       return "\(name): the services of this node are running already, started at \(started). "
         + "A node runs its services once: stop them first, or start these on a child node."
+    case .invalidArgument(_, let problem):
+      return problem
     case .unusedFake(let fake, let started):
       return "\(name) is faked with .\(fake)(_:), but none of the services started here "
         + "(\(started)) leads to it, so the fake would apply to nothing. Name a service that "

@@ -28,7 +28,8 @@ import Testing
 ///   - services: The services to start, as key paths into the environment.
 ///   - overrides: The values the test overrides, fakes of services among them
 ///     (``EnvironmentOverride/startFails(_:throwing:)``, ``EnvironmentOverride/stopHangs(_:)``).
-///   - stopTimeout: How long each stop may take before it is cancelled and reported.
+///   - stopTimeout: How long each stop may take before it is cancelled and reported: a
+///     positive duration.
 ///   - clock: The clock the stop timeout runs on: a ``TestClock`` to move it by hand.
 ///   - fileID: The call site; leave the default.
 ///   - filePath: The call site's path; leave the default.
