@@ -1,3 +1,4 @@
+import Foundation
 @_spi(MilieuInternal) import Milieu
 import MilieuTestSupport
 import Testing
@@ -60,6 +61,31 @@ import Testing
     }
     #expect(journal == order.journal)
     #expect(issues.messages.isEmpty)
+    // The article shows the same journal for this order.
+    #expect(try Self.articleJournals()[order.testDescription] == order.journal)
+  }
+
+  /// The journals *Services with lifecycles* shows, by order: each a line naming the order,
+  /// then a line per call, its entries after the call, separated by commas.
+  static func articleJournals() throws -> [String: [[String]]] {
+    let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/Milieu/Milieu.docc/ServicesWithLifecycles.md")
+    let text = try String(contentsOf: article, encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "## A tenant's services").last)
+    let block = try #require(section.components(separatedBy: "```text\n").dropFirst().first)
+    var journals: [String: [[String]]] = [:]
+    var order = ""
+    for line in try #require(block.components(separatedBy: "\n```").first).split(separator: "\n") {
+      guard line.hasPrefix("  ") else {
+        order = String(line)
+        continue
+      }
+      let call = line.drop { $0 == " " }
+      let entries = try #require(call.range(of: "  ")).upperBound
+      journals[order, default: []].append(
+        call[entries...].trimmingCharacters(in: .whitespaces).components(separatedBy: ", "))
+    }
+    return journals
   }
 
   /// A start that needs a service while another node's stop stops it waits for that stop to
