@@ -37,6 +37,35 @@ struct ServiceScript: Sendable {
   /// Services whose start waits until it is cancelled, then throws ``ConnectionClosed``: an
   /// error of its own, not a cancellation.
   var closingStarts: Set<String> = []
+  /// Services whose stop waits at a gate until it opens, then logs `stopped NAME`.
+  var stopGates: [String: Gate] = [:]
+  /// Services whose start opens a gate.
+  var opening: [String: Gate] = [:]
+}
+
+/// A door that tasks wait at until it is opened, once.
+final class Gate: Sendable {
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []), audited: false)
+
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let isOpen = state.withLock { state in
+        if !state.isOpen { state.waiters.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
 }
 
 /// What a start that was cancelled while it connected throws.
@@ -79,6 +108,7 @@ final class ScriptedService: LifecycleService {
 
   func start() async throws {
     script.log.append("start \(name)")
+    script.opening[name]?.open()
     if let meeting = script.meetings[name] { try await meeting.arrive() }
     if script.hangingStarts.contains(name) { try await waitUntilCancelled() }
     if script.closingStarts.contains(name) {
@@ -91,6 +121,10 @@ final class ScriptedService: LifecycleService {
 
   func stop() async throws {
     script.log.append("stop \(name)")
+    if let gate = script.stopGates[name] {
+      await gate.wait()
+      script.log.append("stopped \(name)")
+    }
   }
 }
 

@@ -41,23 +41,23 @@ import Testing
   @Test(arguments: Order.all)
   func aSharedServiceRunsUntilTheLastNodeThatUsesItStops(_ order: Order) async throws {
     let issues = IssueLog()
-    let script = SharingScript()
+    let script = ServiceScript()
     let app = sharingNode(script: script, issues: issues)
     let tenant = app.child("tenant") { $0.site = "tenant" }
     let nodes = ["app": app, "tenant": tenant]
     var running: [String: RunningServices] = [:]
     var journal: [[String]] = []
     for name in order.starts {
-      let before = script.journal.entries.count
+      let before = startsAndStops(script).count
       running[name] = try await #require(nodes[name]).startServices([\.siteNotes])
-      journal.append(Array(script.journal.entries[before...]))
+      journal.append(Array(startsAndStops(script)[before...]))
     }
     #expect(running[order.starts[0]]?.services == ["metricsExporter", "siteDatabase", "siteIndex"])
     #expect(running[order.starts[1]]?.services == ["siteDatabase", "siteIndex"])
     for name in order.stops {
-      let before = script.journal.entries.count
+      let before = startsAndStops(script).count
       try await #require(running[name]).stop()
-      journal.append(Array(script.journal.entries[before...]))
+      journal.append(Array(startsAndStops(script)[before...]))
     }
     #expect(journal == order.journal)
     #expect(issues.messages.isEmpty)
@@ -92,134 +92,63 @@ import Testing
   /// return, then starts it afresh: it never reads a service that is closing.
   @Test func aStartWaitsForTheStopOfAServiceThenStartsItAfresh() async throws {
     let stopping = Gate()
-    let script = SharingScript(
+    let script = ServiceScript(
       stopGates: ["metricsExporter": stopping], opening: ["gate": stopping])
     let app = sharingNode(script: script)
     let tenant = app.child("tenant")
     let appServices = try await app.startServices([\.metricsExporter])
     let appStop = Task { try await appServices.stop() }
     await eventually("the exporter is stopping") {
-      script.journal.entries.contains("stop metricsExporter")
+      startsAndStops(script).contains("stop metricsExporter")
     }
     // The tenant claims the exporter while it stops; its gatekeeper, which starts at the same
     // time, then lets the stop return.
     let tenantServices = try await tenant.startServices([\.metricsExporter, \.gatekeeper])
     try await appStop.value
     #expect(
-      script.journal.entries == [
+      startsAndStops(script) == [
         "start metricsExporter", "stop metricsExporter", "start gate", "stopped metricsExporter",
         "start metricsExporter",
       ])
     #expect(Set(tenantServices.services) == ["metricsExporter", "gatekeeper"])
     try await tenantServices.stop()
-    #expect(script.journal.entries.filter { $0 == "stop metricsExporter" }.count == 2)
+    #expect(startsAndStops(script).filter { $0 == "stop metricsExporter" }.count == 2)
   }
 
   /// A service that another node's stopping service still reads is not stopped by the node
   /// that releases it last: the stop that ends the reader stops it, after the reader.
   @Test func aServiceStopsAfterAReaderThatAnotherNodeIsStopping() async throws {
     let stopping = Gate()
-    let script = SharingScript(stopGates: ["database tenant": stopping])
+    let script = ServiceScript(stopGates: ["database tenant": stopping])
     let app = sharingNode(script: script)
     let tenant = app.child("tenant") { $0.site = "tenant" }
     let appServices = try await app.startServices([\.siteNotes])
     let tenantServices = try await tenant.startServices([\.siteNotes])
     let tenantStop = Task { try await tenantServices.stop() }
     await eventually("the tenant's database is stopping") {
-      script.journal.entries.contains("stop database tenant")
+      startsAndStops(script).contains("stop database tenant")
     }
     try await appServices.stop()
-    #expect(!script.journal.entries.contains("stop metricsExporter"))
+    #expect(!startsAndStops(script).contains("stop metricsExporter"))
     stopping.open()
     try await tenantStop.value
     #expect(
-      script.journal.entries.suffix(6) == [
+      startsAndStops(script).suffix(6) == [
         "stop searchIndex tenant", "stop database tenant", "stop searchIndex app",
         "stop database app", "stopped database tenant", "stop metricsExporter",
       ])
   }
 }
 
-/// What the services of one test did, in order: `start database app`, `stop database app`.
-final class Journal: Sendable {
-  private let lines = Lock<[String]>([], audited: false)
-
-  func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-  var entries: [String] { lines.withLock { $0 } }
-}
-
-/// A door that tasks wait at until it is opened, once.
-final class Gate: Sendable {
-  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
-    (false, []), audited: false)
-
-  func open() {
-    let waiters = state.withLock { state in
-      state.isOpen = true
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let isOpen = state.withLock { state in
-        if !state.isOpen { state.waiters.append(continuation) }
-        return state.isOpen
-      }
-      if isOpen { continuation.resume() }
-    }
-  }
-}
-
-/// How the services of a sharing test behave: which stops wait at a gate, which starts open one.
-struct SharingScript: Sendable {
-  let journal = Journal()
-  var stopGates: [String: Gate] = [:]
-  var opening: [String: Gate] = [:]
-}
-
-/// A service that writes its start and stop to its test's journal.
-final class JournaledService: LifecycleService {
-  let name: String
-  let script: SharingScript
-
-  init(_ name: String, _ script: SharingScript) {
-    self.name = name
-    self.script = script
-  }
-
-  func start() async throws {
-    script.journal.append("start \(name)")
-    script.opening[name]?.open()
-  }
-
-  func stop() async throws {
-    script.journal.append("stop \(name)")
-    if let gate = script.stopGates[name] {
-      await gate.wait()
-      script.journal.append("stopped \(name)")
-    }
-  }
-}
-
 /// A notes service with no lifecycle of its own, built on a site's database and index.
 struct SiteNotes: Sendable {
-  let database: JournaledService
-  let index: JournaledService
+  let database: ScriptedService
+  let index: ScriptedService
 }
 
 /// A metrics exporter that every site shares, and each site's database, which reports to it,
 /// and search index.
 extension EnvironmentValues {
-  static let sharingScript = Entry(SharingScript())
-  var sharingScript: SharingScript {
-    get { self[Self.sharingScript] }
-    set { self[Self.sharingScript] = newValue }
-  }
-
   static let site = Entry("app")
   var site: String {
     get { self[Self.site] }
@@ -227,36 +156,42 @@ extension EnvironmentValues {
   }
 
   static let metricsExporter = Derived { values in
-    JournaledService("metricsExporter", values.sharingScript)
+    ScriptedService("metricsExporter", values.serviceScript)
   }
-  var metricsExporter: JournaledService { self[Self.metricsExporter] }
+  var metricsExporter: ScriptedService { self[Self.metricsExporter] }
 
   static let siteDatabase = Derived { values in
     _ = values.metricsExporter
-    return JournaledService("database \(values.site)", values.sharingScript)
+    return ScriptedService("database \(values.site)", values.serviceScript)
   }
-  var siteDatabase: JournaledService { self[Self.siteDatabase] }
+  var siteDatabase: ScriptedService { self[Self.siteDatabase] }
 
   static let siteIndex = Derived { values in
     _ = values.siteDatabase
-    return JournaledService("searchIndex \(values.site)", values.sharingScript)
+    return ScriptedService("searchIndex \(values.site)", values.serviceScript)
   }
-  var siteIndex: JournaledService { self[Self.siteIndex] }
+  var siteIndex: ScriptedService { self[Self.siteIndex] }
 
   static let siteNotes = Derived { values in
     SiteNotes(database: values.siteDatabase, index: values.siteIndex)
   }
   var siteNotes: SiteNotes { self[Self.siteNotes] }
 
-  static let gatekeeper = Derived { values in JournaledService("gate", values.sharingScript) }
-  var gatekeeper: JournaledService { self[Self.gatekeeper] }
+  static let gatekeeper = Derived { values in ScriptedService("gate", values.serviceScript) }
+  var gatekeeper: ScriptedService { self[Self.gatekeeper] }
 }
 
 /// An app node of its own, with its script, its issues logged.
-func sharingNode(script: SharingScript, issues: IssueLog = IssueLog()) -> EnvironmentNode {
+func sharingNode(script: ServiceScript, issues: IssueLog = IssueLog()) -> EnvironmentNode {
   EnvironmentNode("sharing").child("app") {
-    $0.sharingScript = script
+    $0.serviceScript = script
     $0.site = "app"
     $0.issueReporter = issues.reporter
   }
+}
+
+/// The journal of a sharing test: what its services' log says of their starts and stops, without
+/// the lines that say a start returned.
+func startsAndStops(_ script: ServiceScript) -> [String] {
+  script.log.all.filter { !$0.hasPrefix("running ") }
 }
