@@ -84,9 +84,6 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
       let visible = key.candidates[0]
       var sentence = "\(key.name) at \(node) is \(visible.value), "
       switch visible.source {
-      case .defaultValue where visible.value == Self.itsDefault:
-        sentence =
-          "\(key.name) at \(node) is its default: no node from \(node) up to its root sets it."
       case .defaultValue:
         sentence += "the default: no node from \(node) up to its root sets it."
       case .override(let origin):
@@ -125,9 +122,6 @@ public struct EnvironmentExplanation: Sendable, CustomStringConvertible {
     }.joined(separator: "\n")
   }
 
-  /// The value of a default that cannot be described.
-  static let itsDefault = "its default"
-
   private static func list(_ items: [String]) -> String {
     guard items.count > 1, let last = items.last else { return items.first ?? "" }
     return items.dropLast().joined(separator: ", ") + ", and " + last
@@ -147,11 +141,11 @@ extension EnvironmentNode {
   public func explain<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) -> EnvironmentExplanation
   {
     let values = self.values
-    let (value, reads, attachments) = Self.record(keyPath, in: values)
+    let (_, reads, attachments) = Self.record(keyPath, in: values)
     let cells = attachments.compactMap { $0 as? DerivedCell }
     var keys: [EnvironmentExplanation.Key] = []
     for (index, read) in reads.enumerated() where !read.isInput {
-      var (candidates, anchor) = overrides(of: read.key)
+      var candidates = overrides(of: read.key)
       var derivation: EnvironmentExplanation.Derivation?
       if let derived = read.detail as? AnyDerived {
         let cell = cells.first { $0.derivation === derived }
@@ -162,14 +156,12 @@ extension EnvironmentNode {
         }
         let built = cell.map { Self.describe($0.value.anyValue) } ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
-      } else if let known = read.name.keyDefault ?? (anchor as? any DefaultGiving)?.anyDefaultValue
+      } else if let known = read.name.keyDefault
+        ?? (read.entry as? any DefaultGiving)?.anyDefaultValue
       {
         candidates.append((Self.describe(known), .defaultValue))
       } else {
-        // An entry no node on the path sets, whose read does not hold it: a key path that read
-        // nothing else returned what it made of that default.
-        let described = reads.count == 1 ? Self.describe(value) : EnvironmentExplanation.itsDefault
-        candidates.append((described, .defaultValue))
+        candidates.append(("its default", .defaultValue))
       }
       keys.append(
         EnvironmentExplanation.Key(
@@ -178,27 +170,20 @@ extension EnvironmentNode {
     return EnvironmentExplanation(nodeName: name, keys: keys)
   }
 
-  /// The overrides of a key from this node up to its root, nearest first, and the key's anchor
-  /// if one was found: its entry, or a derived value's declaration.
-  private func overrides(of key: ObjectIdentifier) -> (
-    candidates: [(value: String, source: EnvironmentExplanation.Source)],
-    anchor: (any AnyObject & Sendable)?
-  ) {
+  /// The overrides of a key from this node up to its root, nearest first.
+  private func overrides(of key: ObjectIdentifier)
+    -> [(value: String, source: EnvironmentExplanation.Source)]
+  {
     var candidates: [(value: String, source: EnvironmentExplanation.Source)] = []
-    var anchor: (any AnyObject & Sendable)?
     var cursor: EnvironmentNode? = self
     while let node = cursor {
       let own = node.withLockedState { state, _ in state.own }
-      if let own, let position = own.position(of: key) {
-        let info = own.info(at: position)
-        if let origin = info.origin {
-          candidates.append((Self.describe(own.anyValue(at: position)), .override(origin)))
-        }
-        anchor = anchor ?? info.anchor
+      if let own, let position = own.position(of: key), let origin = own.info(at: position).origin {
+        candidates.append((Self.describe(own.anyValue(at: position)), .override(origin)))
       }
       cursor = node.parent
     }
-    return (candidates, anchor)
+    return candidates
   }
 
   /// What a derived value read and where it is kept.

@@ -91,7 +91,9 @@ public struct EnvironmentValues: Sendable {
   ) -> Value {
     get {
       let key = ObjectIdentifier(entry)
-      if let recorder { recorder.recordRead(of: key, name: .accessor(accessor), in: self) }
+      if let recorder {
+        recorder.recordRead(of: key, name: .accessor(accessor), in: self, entry: entry)
+      }
       return value(for: key, as: Value.self) ?? entry.defaultValue
     }
     set {
