@@ -52,7 +52,7 @@ extension AnyDerived {
       return fail(in: values, name: name, because: depthMessage(innermost, closedBy: name))
     }
     if lifetime == .newOnEveryRead {
-      EnvironmentValues.uncachedReads.add(1, ordering: .relaxed)
+      EnvironmentReader.uncachedReads.word &+= 1
       let build = DerivedBuild(derivation: self, name: name, parent: innermost, values: values)
       switch run(build, in: values) {
       case .failure(let message):

@@ -52,11 +52,6 @@ public struct EnvironmentValues: Sendable {
   /// built.
   @usableFromInline var recorder: ReadRecorder?
 
-  /// The reads so far, process-wide, whose value whoever read it must not keep: values built
-  /// anew on every read. An ``Environment`` wrapper whose read changed the count does not keep
-  /// what it read.
-  @usableFromInline static let uncachedReads = Atomic<UInt>(0)
-
   /// Creates values in which every key reads as its default.
   ///
   /// ```swift
