@@ -144,35 +144,29 @@ extension EnvironmentNode {
     }
     state.own = replacement.take()
     var retired = SmallList<Frame>()
-    var listed: [ObjectIdentifier]?
-    if state.hasChildren || !ChangeObservers.isEmpty {
+    if state.hasChildren {
       staleSubtree(
-        replacing: old, &replaced, parking: parked, retired: &retired, evicted: &evicted,
-        listing: &listed)
+        replacing: old, &replaced, parking: parked, retired: &retired, evicted: &evicted)
     }
     lock.unlock(bumping: true)
     withExtendedLifetime((old, retiredView, retired, released, evicted, parked)) {}
-    if let listed { ChangeObservers.refresh(observersOf: listed) }
+    ChangeObservers.refresh(below: self)
   }
 
   /// The part of a write that reaches past the node, called holding its lock: walks the
   /// subtree. The frames it replaces go in `retired`, and what else may hold the last reference
-  /// to a value in `released`; the nodes whose change streams may see the write, in `listed`,
-  /// if some stream exists.
+  /// to a value in `released`.
   @inline(never)
   private func staleSubtree(
     replacing old: Frame?, _ replaced: inout Set<Stamped>, parking parked: DerivedCache?,
-    retired: inout SmallList<Frame>, evicted: inout [DerivedCell],
-    listing listed: inout [ObjectIdentifier]?
+    retired: inout SmallList<Frame>, evicted: inout [DerivedCell]
   ) {
-    if !ChangeObservers.isEmpty { listed = [ObjectIdentifier(self)] }
-    guard state.hasChildren else { return }
     let oldSource = old == nil ? state.above : self
     let newSource = state.own == nil ? state.above : self
     // Nodes that override nothing share their view: one retired is released under the lock
     // when the list already holds it, which cannot free it.
     var lastRetired: Frame?
-    forEachDescendant(bumpingVersions: true) { node, state, _ in
+    forEachDescendant(bumpingVersions: true) { _, state, _ in
       let resolved = state.resolved.take()
       if let resolved, resolved !== lastRetired {
         retired.append(resolved)
@@ -181,7 +175,6 @@ extension EnvironmentNode {
       state.replaceAbove(oldSource, with: newSource)
       state.own?.cache?.evict(
         &replaced, parkingIn: Self.parking(parked, on: resolved), into: &evicted)
-      listed?.append(ObjectIdentifier(node))
       return true
     }
   }
