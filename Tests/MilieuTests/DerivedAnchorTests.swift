@@ -246,7 +246,8 @@ private typealias Derived = EnvironmentValues.Derived
     let deep = ObjectIdentifier(fixture.deep)
     let input = Stamped(key: deep, stamp: node.values.stamp(of: deep))
     var released: [DerivedCell] = []
-    var replaced: Set = [input]
+    var replaced = ReplacedWrites()
+    replaced.insert(input)
     let before = cache.generation
     #expect(cache.evict(&replaced, into: &released) == before + 1)
     #expect(cache.cell(for: fixture.service.derivation) == nil)

@@ -20,6 +20,8 @@ final class DerivedCache: Sendable {
   private struct State {
     var cells: [Entry] = []
     var node: UnretainedNode?
+    /// The node's name, which outlives the node: where the records of its frames were written.
+    var nodeName: String?
     /// How many threads use the node now: its deinit waits until none does.
     var pins = 0
     /// Whether the cache had a node that is gone, or stopped keeping values (its node overrides
@@ -39,7 +41,7 @@ final class DerivedCache: Sendable {
   private let count = Atomic<Int>(0)
 
   init(node: EnvironmentNode? = nil) {
-    state = Lock(State(node: node.map(UnretainedNode.init)))
+    state = Lock(State(node: node.map(UnretainedNode.init), nodeName: node?.name))
   }
 
   /// A cache a write parks what it evicts in: it keeps nothing else.
@@ -50,6 +52,9 @@ final class DerivedCache: Sendable {
   deinit {
     LockAudit.assertNoneHeld("a cache of derived values is released")
   }
+
+  /// The name of the node whose cache this is, for origins.
+  var nodeName: String? { state.withLock { $0.nodeName } }
 
   /// Whether a cell may be kept here: a write that finds none evicts nothing.
   var mayHoldCells: Bool { count.load(ordering: .relaxed) > 0 }
@@ -90,22 +95,25 @@ final class DerivedCache: Sendable {
 
   /// Makes `node` this cache's node: a child's, made after its closure ran.
   func bind(to node: EnvironmentNode) {
-    state.withLock { $0.node = UnretainedNode(node) }
+    state.withLock { state in
+      state.node = UnretainedNode(node)
+      state.nodeName = node.name
+    }
   }
 
-  /// Lets go of the node, which is freed or keeps nothing any more, once no thread uses it; the
-  /// cells go in `released`.
-  func orphan(releasing released: inout [Any]) {
+  /// Lets go of the node, which is freed or keeps nothing any more, once no thread uses it;
+  /// returns the cells, which the caller releases with no lock held.
+  func orphan() -> [Entry] {
     while true {
-      let done = state.withLock { state -> Bool in
-        guard state.pins == 0 else { return false }
+      let cells = state.withLock { state -> [Entry]? in
+        guard state.pins == 0 else { return nil }
         state.node = nil
         state.isOrphaned = true
-        released.append(state.cells)
-        state.cells = []
-        return true
+        count.store(0, ordering: .relaxed)
+        defer { state.cells = [] }
+        return state.cells
       }
-      if done { return }
+      if let cells { return cells }
       yieldThread()
     }
   }
@@ -183,7 +191,7 @@ final class DerivedCache: Sendable {
   /// from them elsewhere goes too.
   @discardableResult
   func evict(
-    _ replaced: inout Set<Stamped>, parkingIn parked: DerivedCache? = nil,
+    _ replaced: inout ReplacedWrites, parkingIn parked: DerivedCache? = nil,
     into evicted: inout [DerivedCell]
   ) -> UInt64 {
     let generation = generationWord.add(1, ordering: .sequentiallyConsistent).newValue
@@ -233,7 +241,7 @@ final class DerivedCache: Sendable {
 
 extension DerivedCell {
   /// Whether this cell read any of `writes`, or a value that is discarded.
-  func reads(anyOf writes: Set<Stamped>) -> Bool {
+  func reads(anyOf writes: ReplacedWrites) -> Bool {
     dependencies.contains { $0.isDiscarded }
       || inputs.contains { writes.contains(Stamped(key: $0.key, stamp: $0.stamp)) }
   }
@@ -244,5 +252,24 @@ extension DerivedCell {
       && inputs.allSatisfy { input in
         other.inputs.contains { $0.key == input.key && $0.stamp == input.stamp }
       }
+  }
+}
+
+/// The writes a write replaced, with the stamps its node saw for them, and the values evicted
+/// since: a few in place, many in a set.
+struct ReplacedWrites {
+  private var few = SmallList<Stamped>()
+  private var many: Set<Stamped> = []
+
+  init() {}
+
+  var isEmpty: Bool { few.isEmpty }
+
+  mutating func insert(_ write: Stamped) {
+    if few.count < 2 { few.append(write) } else { many.insert(write) }
+  }
+
+  func contains(_ write: Stamped) -> Bool {
+    few.contains(write) || !many.isEmpty && many.contains(write)
   }
 }

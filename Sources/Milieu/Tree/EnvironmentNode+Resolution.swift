@@ -97,9 +97,8 @@ extension EnvironmentNode {
     var replacement: Frame?
     // What the write replaces, with the stamps the node saw for them: for the caches that may
     // keep values built from them, found before the lock is taken.
-    var replaced: Set<Stamped> = []
+    var replaced = ReplacedWrites()
     var knowsReplaced = false
-    var parked: DerivedCache?
     while true {
       let (seen, version, hasChildren) = writableValues()
       replacement = make(seen.own, seen.base)
@@ -111,12 +110,6 @@ extension EnvironmentNode {
       if !knowsReplaced, hasChildren || seen.own?.cache?.mayHoldCells == true {
         replaced = Frame.replacedWrites(from: seen.own, to: replacement, over: seen.base)
         knowsReplaced = true
-      }
-      // Where the values it evicts are parked for the values taken before it, in the views the
-      // write retires: only if the node overrode something, since otherwise the views below it
-      // are its ancestors', which others still read.
-      if knowsReplaced, !replaced.isEmpty, seen.own != nil, parked == nil {
-        parked = DerivedCache(parking: ())
       }
       lock.lock()
       if lock.isVersion(version), knowsReplaced || !state.hasChildren { break }
@@ -133,20 +126,25 @@ extension EnvironmentNode {
       state.resolved = retiredView?.base ?? Frame.nothing
     }
     let old = state.own.take()
-    var released: [Any] = []
+    var released: [DerivedCache.Entry] = []
     var evicted: [DerivedCell] = []
+    // Where the values it evicts are parked for the values taken before it, in the views the
+    // write retires: made only once a value is evicted, and only if the node overrode something,
+    // since otherwise the views below it are its ancestors', which others still read.
+    var parked = Parking(isPossible: old != nil)
     if let replacement {
-      let parking = Self.parking(parked, on: retiredView)
       replacement.generation =
-        replacement.cache?.evict(&replaced, parkingIn: parking, into: &evicted) ?? 0
+        replacement.cache?.evict(
+          &replaced, parkingIn: parked.cache(on: retiredView, if: replacement.cache),
+          into: &evicted) ?? 0
     } else {
-      old?.cache?.orphan(releasing: &released)
+      released = old?.cache?.orphan() ?? []
     }
     state.own = replacement.take()
     var retired = SmallList<Frame>()
     if state.hasChildren {
       staleSubtree(
-        replacing: old, &replaced, parking: parked, retired: &retired, evicted: &evicted)
+        replacing: old, &replaced, parking: &parked, retired: &retired, evicted: &evicted)
     }
     lock.unlock(bumping: true)
     withExtendedLifetime((old, retiredView, retired, released, evicted, parked)) {}
@@ -158,7 +156,7 @@ extension EnvironmentNode {
   /// to a value in `released`.
   @inline(never)
   private func staleSubtree(
-    replacing old: Frame?, _ replaced: inout Set<Stamped>, parking parked: DerivedCache?,
+    replacing old: Frame?, _ replaced: inout ReplacedWrites, parking parked: inout Parking,
     retired: inout SmallList<Frame>, evicted: inout [DerivedCell]
   ) {
     let oldSource = old == nil ? state.above : self
@@ -173,17 +171,29 @@ extension EnvironmentNode {
         lastRetired = resolved
       }
       state.replaceAbove(oldSource, with: newSource)
-      state.own?.cache?.evict(
-        &replaced, parkingIn: Self.parking(parked, on: resolved), into: &evicted)
+      if let cache = state.own?.cache {
+        cache.evict(&replaced, parkingIn: parked.cache(on: resolved, if: cache), into: &evicted)
+      }
       return true
     }
   }
 
-  /// `parked`, where a write parks what it evicts, given to `view`, a view it retires, if there
-  /// is one: values taken before the write, which hold the view, find them there.
-  private static func parking(_ parked: DerivedCache?, on view: Frame?) -> DerivedCache? {
-    guard let parked, let view, !view.isNothing else { return nil }
-    return view.attachCache(parked)
+  /// Where a write parks what it evicts: one cache, made when a value is first evicted, given
+  /// to each view it retires: values taken before the write, which hold the view, find them there.
+  struct Parking {
+    let isPossible: Bool
+    private var parked: DerivedCache?
+
+    init(isPossible: Bool) {
+      self.isPossible = isPossible
+    }
+
+    /// The cache to park in what `cache` evicts, given to `view`; `nil` if nothing can be.
+    mutating func cache(on view: Frame?, if cache: DerivedCache?) -> DerivedCache? {
+      guard isPossible, let view, !view.isNothing, cache?.mayHoldCells == true else { return nil }
+      if parked == nil { parked = DerivedCache(parking: ()) }
+      return view.attachCache(parked.unsafelyUnwrapped)
+    }
   }
 
   /// Bumps the version of this node and of every node below it, so that every wrapper there

@@ -40,7 +40,7 @@ extension EnvironmentNode {
     let site = WriteSite(fileID: fileID, line: line)
     var scratch = EnvironmentValues(own: Frame.scratch(site: site), base: view)
     configure(&scratch)
-    let own = Self.adopt(&scratch, over: view, site: site, nodeName: name, depth: depth + 1)
+    let own = Self.adopt(&scratch, over: view, site: site, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
     let cache = own.map { $0.cache ?? $0.attachCache(DerivedCache()) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
@@ -55,8 +55,7 @@ extension EnvironmentNode {
   /// starting from its parent's `view`: the scratch frame's records, or, when the closure
   /// assigned other values whole, every value they hold that the view does not; frozen.
   private static func adopt(
-    _ values: inout EnvironmentValues, over view: Frame, site: WriteSite, nodeName: String?,
-    depth: UInt32
+    _ values: inout EnvironmentValues, over view: Frame, site: WriteSite, depth: UInt32
   ) -> Frame? {
     var own: Frame?
     var scratch = values.own.take()
@@ -71,7 +70,7 @@ extension EnvironmentNode {
       own = written.isEmpty ? nil : Frame.built(from: written, site: site)
       if var scratch = values.own.take() { scratch.recycle() }
     }
-    own?.freeze(depth: depth, nodeName: nodeName)
+    own?.freeze(depth: depth)
     return own
   }
 
@@ -185,7 +184,7 @@ extension EnvironmentNode {
     if scratch.base === seen.base, scratch.own?.stampBlock == block, var own = scratch.own.take() {
       guard own.isWritten else { return result }
       if own.isUnique() {
-        own.freeze(depth: depth, nodeName: name)
+        own.freeze(depth: depth)
         fast = own
       }
       scratch.own = own
@@ -198,7 +197,7 @@ extension EnvironmentNode {
       written = changes
       guard !changes.isEmpty else { return own }
       var frame = Frame.overlaying(changes, on: own, site: site)
-      frame.freeze(depth: depth, nodeName: name)
+      frame.freeze(depth: depth)
       return frame
     }
     withExtendedLifetime(scratch) {}
@@ -218,7 +217,7 @@ extension EnvironmentNode {
       guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
       var kept = own.copy(capacity: 0) { !keys.contains($0) }
       guard kept.count > 0 else { return nil }
-      kept.freeze(depth: depth, nodeName: name)
+      kept.freeze(depth: depth)
       return kept
     }
   }

@@ -150,13 +150,13 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   deinit {
-    var released: [Any] = []
-    state.own?.cache?.orphan(releasing: &released)
+    let cells = state.own?.cache?.orphan()
     // Unlinked first: until then a write above may walk this node and take its view, which the
     // node's state releases after this.
     if let parentReference { parentReference._withUnsafeGuaranteedRef { $0.unlink(self) } }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
     Self.releaseAncestors(startingAt: parentReference)
+    withExtendedLifetime(cells) {}
   }
 
   /// The node this one inherits from, or `nil` for a root.

@@ -262,7 +262,7 @@ struct Frame: @unchecked Sendable {
     let origin = home.position(of: key).flatMap { found in
       home.withRecord(at: found) { record in
         record.pointee.site.map {
-          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.header(\.nodeName))
+          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.cache?.nodeName)
         }
       }
     }
@@ -497,7 +497,8 @@ struct Frame: @unchecked Sendable {
     // installed.
     if let replaced, let cache = target.cache, case .unbound = cache.binding {
       var evicted: [DerivedCell] = []
-      var writes: Set = [Stamped(key: key, stamp: replaced.stamp)]
+      var writes = ReplacedWrites()
+      writes.insert(Stamped(key: key, stamp: replaced.stamp))
       cache.evict(&writes, into: &evicted)
       _ = consume replaced
       withExtendedLifetime(evicted) {}
@@ -642,14 +643,13 @@ struct Frame: @unchecked Sendable {
     Self.scratchSlot.give(buffer)
   }
 
-  /// Makes this unique frame a node's own frame, which never changes again: `depth` and `name`
-  /// are the node's.
-  mutating func freeze(depth: UInt32, nodeName: String?) {
+  /// Makes this unique frame a node's own frame, which never changes again: `depth` is the
+  /// node's.
+  mutating func freeze(depth: UInt32) {
     assertWritable()
     assert(isBranch || count <= Self.leafLimit, "a leaf holds at most a leaf's records")
     buffer.withUnsafeMutablePointerToHeader { header in
       header.pointee.depth = depth
-      header.pointee.nodeName = nodeName
       header.pointee.site = nil
       header.pointee.flags.insert(.frozen)
     }
@@ -730,18 +730,23 @@ struct Frame: @unchecked Sendable {
   /// The writes that replacing own frame `old` with `new` replaces, each with the stamp a read
   /// found before: `old`'s, or for a key `old` did not set, `inherited`'s (0 for its default).
   static func replacedWrites(from old: Frame?, to new: Frame?, over inherited: Frame?)
-    -> Set<Stamped>
+    -> ReplacedWrites
   {
-    let before = { (key: ObjectIdentifier) in
-      Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
-    }
-    var replaced: Set<Stamped> = []
-    for (frame, other) in [(old, new), (new, old)] {
-      for position in frame?.positions(differingFrom: other) ?? [] {
-        let (key, stamp) = withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
-        if other?.stamp(of: key) != stamp { replaced.insert(before(key)) }
+    var replaced = ReplacedWrites()
+    func add(writesOf frame: Frame?, notIn other: Frame?) {
+      frame?.forEachLeaf(differingFrom: other) { leaf, count in
+        for index in 0..<count {
+          let (key, stamp) = withRecord(at: Position(leaf: leaf, index: index)) {
+            ($0.pointee.key, $0.pointee.stamp)
+          }
+          guard other?.stamp(of: key) != stamp else { continue }
+          replaced.insert(
+            Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0))
+        }
       }
     }
+    add(writesOf: old, notIn: new)
+    add(writesOf: new, notIn: old)
     return replaced
   }
 
@@ -926,8 +931,6 @@ struct FrameHeader {
   fileprivate var cacheWord: UInt = 0
   /// See `Frame.generation`.
   var generation: UInt64 = 0
-  /// For a node's own frame, the node's name: where its records' origins were written.
-  var nodeName: String?
   /// Where the records a write adds to this frame were written, for a frame a write to a node
   /// fills: the site its records take as they are made.
   var site: WriteSite?
