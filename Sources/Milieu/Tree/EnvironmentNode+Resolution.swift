@@ -94,20 +94,29 @@ extension EnvironmentNode {
   /// write replaces is released after every lock is let go: a value's deinit (an alert host's
   /// resolves its awaiters) must not run under a node's lock.
   func write(_ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?) {
+    write(from: writableValues(), make)
+  }
+
+  /// ``write(_:)`` from the node as `start` read it.
+  func write(
+    from start: (values: EnvironmentValues, version: UInt64, hasChildren: Bool),
+    _ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?
+  ) {
+    var (seen, version, hasChildren) = start
     var replacement: Frame?
     // What the write replaces, with the stamps the node saw for them: for the caches that may
     // keep values built from them, found before the lock is taken.
     var replaced = ReplacedWrites()
     var knowsReplaced = false
+    var cache: DerivedCache?
     while true {
-      let (seen, version, hasChildren) = writableValues()
       replacement = make(seen.own, seen.base)
       guard replacement !== seen.own else { return }
       // The node's one cache goes with every frame it has.
-      if let replacement, replacement.cache == nil {
-        replacement.attachCache(seen.own?.cache ?? DerivedCache(node: self))
+      cache = replacement.map {
+        $0.cache ?? $0.attachCache(seen.own?.cache ?? DerivedCache(node: self))
       }
-      if !knowsReplaced, hasChildren || seen.own?.cache?.mayHoldCells == true {
+      if !knowsReplaced, hasChildren || cache?.mayHoldCells == true {
         replaced = Frame.replacedWrites(from: seen.own, to: replacement, over: seen.base)
         knowsReplaced = true
       }
@@ -117,6 +126,7 @@ extension EnvironmentNode {
       // Released with no lock held; `make` builds again from the node as it is now.
       replacement = nil
       knowsReplaced = false
+      (seen, version, hasChildren) = writableValues()
     }
     // What the write replaces is moved out here and released after the locks.
     var retiredView: Frame?
@@ -132,11 +142,9 @@ extension EnvironmentNode {
     // write retires: made only once a value is evicted, and only if the node overrode something,
     // since otherwise the views below it are its ancestors', which others still read.
     var parked = Parking(isPossible: old != nil)
-    if let replacement {
-      replacement.generation =
-        replacement.cache?.evict(
-          &replaced, parkingIn: parked.cache(on: retiredView, if: replacement.cache),
-          into: &evicted) ?? 0
+    if let replacement, let cache {
+      replacement.generation = cache.evict(
+        &replaced, parkingIn: parked.cache(on: retiredView, if: cache), into: &evicted)
     } else {
       released = old?.cache?.orphan() ?? []
     }

@@ -138,7 +138,10 @@ extension EnvironmentNode {
     _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
     fileID: String = #fileID, line: UInt = #line
   ) {
-    update(fileID: fileID, line: line) { $0[keyPath: keyPath] = value }
+    write(at: WriteSite(fileID: fileID, line: line)) { values in
+      values[keyPath: keyPath] = value
+      return true
+    }
   }
 
   /// Overrides several values at once, as one write that readers see whole or not at all.
@@ -146,7 +149,9 @@ extension EnvironmentNode {
   /// The closure starts from the values the node sees now. Every value it writes becomes an
   /// override of this node; values it only reads stay as they are. The closure runs without
   /// any lock held, so two concurrent updates that read and then write the same value can
-  /// overwrite each other.
+  /// overwrite each other. Assigning whole values (`values = other.values`) writes every value
+  /// they hold that the node does not already see, and leaves the node's other overrides:
+  /// remove one with ``removeOverride(_:)``.
   ///
   /// ```swift
   /// node.update { values in
@@ -166,42 +171,58 @@ extension EnvironmentNode {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let seen = writableValues().values
-    let site = WriteSite(fileID: fileID, line: line)
-    // A frame of the node's values that the body writes in place, its records taking the
-    // update's site as they are made, and whose stamps, from a block of its own, tell it apart.
+    var outcome: Swift.Result<Result, Failure>?
+    write(at: WriteSite(fileID: fileID, line: line)) { values in
+      do throws(Failure) {
+        outcome = .success(try body(&values))
+        return true
+      } catch {
+        outcome = .failure(error)
+        return false
+      }
+    }
+    guard let outcome else { preconditionFailure("a write runs its body once") }
+    return try outcome.get()
+  }
+
+  /// Runs `body` on the node's values and writes what it wrote at `site`, unless it returns
+  /// false.
+  ///
+  /// The body writes in place into a copy of the node's frame, its records taking the site as
+  /// they are made, with a block of stamps of its own that tells it apart, and the node's cache,
+  /// so that a value it reads is kept where the node's readers look, while no write reaches the
+  /// node before the copy is installed. The copy is installed as it is if nobody else holds it
+  /// and nothing reached the node meanwhile; else what the body wrote is laid over the node's
+  /// values as they are now.
+  @usableFromInline
+  func write(at site: WriteSite, _ body: (inout EnvironmentValues) -> Bool) {
+    let start = writableValues()
+    let seen = start.values
     let writable = Frame.writable(from: seen.own, site: site)
-    let block = writable.stampBlock
-    // Its node's cache: a value the body reads is kept where the node's readers look, while no
-    // write reaches the node before the update is installed.
     let cache = writable.attachCache(seen.own?.cache ?? DerivedCache(node: self))
     writable.generation = cache.generation
-    var scratch = EnvironmentValues(own: consume writable, base: seen.base)
-    let result = try body(&scratch)
-    // Written in place and held nowhere else: the frame is the node's next one, unless another
-    // write reached the node meanwhile.
+    let block = writable.stampBlock
+    var values = EnvironmentValues(own: consume writable, base: seen.base)
+    guard body(&values) else { return }
     var fast: Frame?
-    if scratch.base === seen.base, scratch.own?.stampBlock == block, var own = scratch.own.take() {
-      guard own.isWritten else { return result }
+    if values.base === seen.base, values.own?.stampBlock == block, var own = values.own.take() {
+      guard own.isWritten else { return }
       if own.isUnique() {
         own.freeze(depth: depth)
         fast = own
       }
-      scratch.own = own
+      values.own = own
     }
     var written: [Frame.Source]?
-    write { own, _ in
+    write(from: start) { own, _ in
       if let fast, own === seen.own { return fast }
-      // What the body wrote, laid over the node's values as they are now.
-      let changes = written ?? Frame.written(in: scratch, over: seen)
+      let changes = written ?? Frame.written(in: values, over: seen)
       written = changes
       guard !changes.isEmpty else { return own }
       var frame = Frame.overlaying(changes, on: own, site: site)
       frame.freeze(depth: depth)
       return frame
     }
-    withExtendedLifetime(scratch) {}
-    return result
   }
 
   /// Removes this node's override of a value, so the node sees what its parent sees again.

@@ -156,7 +156,7 @@ public struct EnvironmentValues: Sendable {
   /// metadata is looked up at run time.
   @inlinable
   mutating func store<Value: Sendable>(
-    _ value: Value, key: ObjectIdentifier, anchor: (any AnyObject & Sendable)?
+    _ value: Value, key: ObjectIdentifier, anchor: AnyObject?
   ) {
     Frame.write(StoredValue(value), key: key, anchor: anchor, into: &own)
   }

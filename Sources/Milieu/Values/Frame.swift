@@ -467,7 +467,7 @@ struct Frame: @unchecked Sendable {
   @usableFromInline
   static func write(
     _ value: consuming StoredValue, key: ObjectIdentifier,
-    anchor: (any AnyObject & Sendable)?, into frame: inout Frame?
+    anchor: AnyObject?, into frame: inout Frame?
   ) {
     // Taken out, so that this is the only reference if no one else holds the frame.
     var target = frame.take() ?? make(capacity: 1)
@@ -495,7 +495,9 @@ struct Frame: @unchecked Sendable {
     // whole again: a value's deinit is code Milieu does not control.
     // A node's cache, which a frame its update writes shares, evicts when the update is
     // installed.
-    if let replaced, let cache = target.cache, case .unbound = cache.binding {
+    if let replaced, !target.header(\.flags).contains(.pending), let cache = target.cache,
+      case .unbound = cache.binding
+    {
       var evicted: [DerivedCell] = []
       var writes = ReplacedWrites()
       writes.insert(Stamped(key: key, stamp: replaced.stamp))
@@ -557,6 +559,8 @@ struct Frame: @unchecked Sendable {
     if !isFrozen, let cache {
       copy.attachCache(cache)
       copy.generation = generation
+      let pending = header(\.flags).intersection(.pending)
+      copy.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags.formUnion(pending) }
     }
     return copy
   }
@@ -575,6 +579,7 @@ struct Frame: @unchecked Sendable {
     writable.buffer.withUnsafeMutablePointerToHeader {
       $0.pointee.site = site
       $0.pointee.nextStamp = newStamp() + 1
+      $0.pointee.flags.insert(.pending)
     }
     return writable
   }
@@ -651,6 +656,7 @@ struct Frame: @unchecked Sendable {
     buffer.withUnsafeMutablePointerToHeader { header in
       header.pointee.depth = depth
       header.pointee.site = nil
+      header.pointee.flags.remove(.pending)
       header.pointee.flags.insert(.frozen)
     }
   }
@@ -894,7 +900,7 @@ struct RecordInfo {
   let origin: EnvironmentOrigin?
   /// What keeps the key's identity alive: an entry or a derived value's declaration; `nil` for a
   /// key type, which is the key itself.
-  let anchor: (any AnyObject & Sendable)?
+  let anchor: AnyObject?
 
   /// The name diagnostics show: the accessor its entry or declaration was written through, or
   /// the key type's name.
@@ -953,6 +959,8 @@ struct FrameHeader {
     static let nothing = Flags(rawValue: 4)
     static let scratch = Flags(rawValue: 8)
     static let branch = Flags(rawValue: 16)
+    /// A frame an update's body writes: its node's cache evicts when the update is installed.
+    static let pending = Flags(rawValue: 32)
   }
 
   /// A new stamp for a write to this frame.
@@ -969,11 +977,17 @@ struct FrameHeader {
   }
 }
 
-/// Where a value was written to a node: the file and line. The node's name is its frame's.
+/// Where a value was written to a node: the file and line. The node's name is its cache's.
 @usableFromInline
 struct WriteSite: Sendable {
   let fileID: String
   let line: UInt
+
+  @usableFromInline
+  init(fileID: String, line: UInt) {
+    self.fileID = fileID
+    self.line = line
+  }
 }
 
 /// One stored value: its key, the stamp of the write that stored it, and where it was written.
@@ -986,7 +1000,7 @@ struct FrameRecord: ~Copyable {
   /// The write that stored the value: records with equal keys and stamps hold one value.
   @usableFromInline var stamp: UInt64
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
-  @usableFromInline var anchor: (any AnyObject & Sendable)?
+  @usableFromInline var anchor: AnyObject?
   /// The own frame that holds the write, unretained; `nil` in that frame itself.
   @usableFromInline var home: Unmanaged<FrameBuffer>?
   @usableFromInline let value: StoredValue
@@ -994,7 +1008,7 @@ struct FrameRecord: ~Copyable {
   @usableFromInline var site: WriteSite?
 
   init(
-    key: ObjectIdentifier, stamp: UInt64, anchor: (any AnyObject & Sendable)?,
+    key: ObjectIdentifier, stamp: UInt64, anchor: AnyObject?,
     home: Unmanaged<FrameBuffer>?, value: consuming StoredValue, site: WriteSite?
   ) {
     self.key = key
