@@ -186,9 +186,8 @@ struct VersionedLock: ~Copyable, Sendable {
   @inlinable @inline(__always)
   borrowing func unlock(bumping: Bool = false) {
     LockAudit.released()
-    // Only the holder changes the word while the lock is held.
-    let held = word.load(ordering: .relaxed)
-    word.store((held & ~1) &+ (bumping ? 2 : 0), ordering: .releasing)
+    // The held bit is set: adding 1 clears it and bumps the version, subtracting 1 clears it.
+    word.wrappingAdd(bumping ? 1 : .max, ordering: .releasing)
   }
 }
 
