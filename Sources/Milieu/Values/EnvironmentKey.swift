@@ -135,7 +135,8 @@ enum EnvironmentKeyDefaults {
     if let cycle {
       let keys = cycle.map { String(describing: $0.key) }
       let reads = "the defaultValue of \(keys[0]) reads "
-      preconditionFailure(
+      // Not a precondition: an optimized build would stop without the message.
+      fatalError(
         keys.count == 2
           ? reads + "\(keys[1]): a default cannot be computed from itself"
           : reads + keys.dropFirst().joined(separator: ", whose defaultValue reads ")
