@@ -8,6 +8,17 @@ import Testing
 /// for how long: through writes made while it is built, through frames whose addresses come
 /// back, and no longer than the writes it was built from.
 @Suite struct DerivedKeepingTests {
+  /// A node named `name` whose client is named so too, and the log of the builds it reads.
+  static func node(_ name: String) -> (EnvironmentNode, BuildLog) {
+    let log = BuildLog()
+    let node = EnvironmentNode(name)
+    node.update {
+      $0.buildLog = log
+      $0.client = Client(name: name)
+    }
+    return (node, log)
+  }
+
   /// A request whose frame is allocated where a freed request's was still finds the app's value
   /// current: one set of inputs has one live value.
   @Test func aFrameAtAFreedFramesAddressFindsTheValueKeptForItsInputs() {
@@ -84,12 +95,7 @@ import Testing
   /// A derived value read inside an update's body leaves the values kept with the node before
   /// the update where they were: none of them is built again.
   @Test func aValueReadInsideAnUpdateKeepsTheNodesOtherValues() {
-    let log = BuildLog()
-    let node = EnvironmentNode("node")
-    node.update {
-      $0.buildLog = log
-      $0.client = Client(name: "node")
-    }
+    let (node, log) = Self.node("node")
     let kept = node[\.repository]
     let byRatio = EnvironmentValues.Derived { values in
       values.buildLog?.record("by ratio")
@@ -166,12 +172,7 @@ extension DerivedKeepingTests {
   /// Values taken from a node, then a write to the node of a key the value does not read, then
   /// a read from the values taken, then one from the node: one build, one value.
   @Test func valuesTakenBeforeAWriteOfAnUnreadKeyShareTheNodesValue() {
-    let log = BuildLog()
-    let node = EnvironmentNode("node")
-    node.update {
-      $0.buildLog = log
-      $0.client = Client(name: "node")
-    }
+    let (node, log) = Self.node("node")
     let taken = node.values
     node.set(\.retries, to: 9)
     let fromTaken = taken.repository
@@ -196,12 +197,7 @@ extension DerivedKeepingTests {
   /// twice, then the next child's closure on the thread, which overrides nothing: the second
   /// child reads the app's value, built once.
   @Test func aChildAfterAnotherChildsClosureOnItsThreadReadsTheAppsValue() {
-    let log = BuildLog()
-    let app = EnvironmentNode("app")
-    app.update {
-      $0.buildLog = log
-      $0.client = Client(name: "app")
-    }
+    let (app, log) = Self.node("app")
     let kept = app[\.feed]
     let first = app.child("first") { values in
       values.client = Client(name: "first")
