@@ -183,6 +183,10 @@ struct VersionedLock: ~Copyable, Sendable {
   }
 
   /// Releases the lock, bumping the version if a write reached the node meanwhile.
+  ///
+  /// A read-modify-write, not a store: the optimizer moves a retain past an atomic store, so a
+  /// reference copied out under the lock would be retained after it, when a writer may have
+  /// freed it already.
   @inlinable @inline(__always)
   borrowing func unlock(bumping: Bool = false) {
     LockAudit.released()
