@@ -51,7 +51,6 @@ struct ServiceReads {
   }
 
   private(set) var reads: [Read] = []
-  private(set) var roots: [Root] = []
   private var positions: [Identity: Int] = [:]
 
   /// Reads `keyPath` in `values`, building what is not built yet, and adds what it read, and
@@ -73,9 +72,7 @@ struct ServiceReads {
         self.position(of: $0, builtAs: cell.dependencies, in: values, pending: &pending)
       }
     }
-    let root = Root(value: recorded.value, reads: first)
-    roots.append(root)
-    return root
+    return Root(value: recorded.value, reads: first)
   }
 
   /// The key path's value and its reads, with the value's type opened from its metatype.

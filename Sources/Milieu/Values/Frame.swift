@@ -112,7 +112,7 @@ struct Frame: @unchecked Sendable {
     _ key: ObjectIdentifier, header: UnsafeMutablePointer<FrameHeader>,
     records: UnsafeMutablePointer<FrameRecord>
   ) -> UnsafeMutablePointer<FrameRecord>? {
-    guard header.pointee.flags.contains(.branch) else {
+    guard header.pointee.children != nil else {
       return search(for: key, records: records, count: Int(header.pointee.count)).found.map {
         records + $0
       }
@@ -239,10 +239,7 @@ struct Frame: @unchecked Sendable {
   /// writes are the nearest of all.
   var depth: UInt32 { header(\.depth) }
 
-  /// For a view, the own frame merged in; `nil` for an own frame.
-  var top: Frame? { header(\.top) }
-
-  /// For a view, the view merged under `top`.
+  /// For a view, the view merged under the own frame it merged in.
   var base: Frame? { header(\.base) }
 
   /// Whether this is a view.
@@ -297,7 +294,7 @@ struct Frame: @unchecked Sendable {
   static let bucketLimit = 4
 
   /// Whether this frame is a branch of a trie, whose records are in the leaves below it.
-  var isBranch: Bool { header(\.flags).contains(.branch) }
+  var isBranch: Bool { buffer.withUnsafeMutablePointerToHeader { $0.pointee.children != nil } }
 
   /// The child of this frame that holds the records whose hash is `hash`, if this is a branch at
   /// `level`: `.some(nil)` if it has none; `nil` if this is a leaf.
@@ -327,7 +324,6 @@ struct Frame: @unchecked Sendable {
       header.pointee.children = children
       header.pointee.total = Int32(total)
       header.pointee.count = .max
-      header.pointee.flags = .branch
     }
     return branch
   }
@@ -874,7 +870,7 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
     withUnsafeMutablePointers { header, records in
       // One at a time, so that each record's teardown is inlined: a plain value's needs no call.
       // A branch has no records: its children go with its header.
-      guard !header.pointee.flags.contains(.branch) else { return }
+      guard header.pointee.children == nil else { return }
       for position in 0..<Int(header.pointee.count) { (records + position).deinitialize(count: 1) }
     }
     _ = Frame(buffer: self).takeCache()
@@ -943,7 +939,8 @@ struct FrameHeader {
   /// For a view, the own frame it lays over `base`, and the view below: it keeps both alive.
   var top: Frame?
   var base: Frame?
-  /// For a branch, its 32 children, one for each value of five bits of a key's hash.
+  /// For a branch, its 32 children, one for each value of five bits of a key's hash; `nil` in a
+  /// leaf, which is how a branch is told from one.
   var children: [Frame?]?
 
   init(capacity: Int32) {
@@ -958,7 +955,6 @@ struct FrameHeader {
     static let view = Flags(rawValue: 2)
     static let nothing = Flags(rawValue: 4)
     static let scratch = Flags(rawValue: 8)
-    static let branch = Flags(rawValue: 16)
     /// A frame an update's body writes: its node's cache evicts when the update is installed.
     static let pending = Flags(rawValue: 32)
   }
