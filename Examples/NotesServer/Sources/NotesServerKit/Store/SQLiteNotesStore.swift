@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import SQLiteNIO
 import Synchronization
 
@@ -7,7 +8,8 @@ import Synchronization
 /// It keeps one connection, opened by ``start()`` and closed by ``stop()``, which sqlite-nio
 /// runs on NIO's thread pool. The file is in write-ahead-log mode, so that readers do not wait
 /// for a writer; a statement that finds the file locked by another process waits up to
-/// ``busyTimeout`` and then fails with a ``NotesStoreError``.
+/// ``busyTimeout`` and then fails with a ``NotesStoreError``. Text is read back by its length,
+/// so a note comes back as it was written, whatever characters it holds.
 ///
 /// ```swift
 /// let store = SQLiteNotesStore(path: "notes.sqlite")
@@ -93,7 +95,7 @@ public final class SQLiteNotesStore: NotesStore {
   /// A user's notes, oldest first; see ``NotesStore/notes(of:)``.
   public func notes(of owner: AuthenticatedUser) async throws(NotesStoreError) -> [Note] {
     try await query(
-      "SELECT id, owner, title, text FROM notes WHERE owner = ?1 ORDER BY id",
+      "SELECT \(Self.columns) FROM notes WHERE owner = ?1 ORDER BY id",
       [.text(owner.name)]
     ).map(Self.note)
   }
@@ -103,7 +105,7 @@ public final class SQLiteNotesStore: NotesStore {
     _ draft: NoteDraft, owner: AuthenticatedUser
   ) async throws(NotesStoreError) -> Note {
     let rows = try await query(
-      "INSERT INTO notes (owner, title, text) VALUES (?1, ?2, ?3) RETURNING id, owner, title, text",
+      "INSERT INTO notes (owner, title, text) VALUES (?1, ?2, ?3) RETURNING \(Self.columns)",
       [.text(owner.name), .text(draft.title), .text(draft.text)])
     guard let row = rows.first else {
       throw NotesStoreError(store: self, "the insert returned no note")
@@ -116,7 +118,7 @@ public final class SQLiteNotesStore: NotesStore {
     id: Int, owner: AuthenticatedUser
   ) async throws(NotesStoreError) -> Note? {
     try await query(
-      "DELETE FROM notes WHERE id = ?1 AND owner = ?2 RETURNING id, owner, title, text",
+      "DELETE FROM notes WHERE id = ?1 AND owner = ?2 RETURNING \(Self.columns)",
       [.integer(id), .text(owner.name)]
     ).first.map(Self.note)
   }
@@ -145,10 +147,19 @@ public final class SQLiteNotesStore: NotesStore {
     }
   }
 
+  /// A note's columns, its text read as bytes: sqlite-nio reads a text column up to its first
+  /// NUL, as a C string, and a blob by its length.
+  private static let columns =
+    "id, CAST(owner AS BLOB) AS owner, CAST(title AS BLOB) AS title, CAST(text AS BLOB) AS text"
+
   private static func note(_ row: SQLiteRow) -> Note {
-    Note(
-      id: row.column("id")?.integer ?? 0, title: row.column("title")?.string ?? "",
-      text: row.column("text")?.string ?? "", owner: row.column("owner")?.string ?? "")
+    func text(_ column: String) -> String {
+      guard case .blob(let bytes) = row.column(column) else { return "" }
+      return String(buffer: bytes)
+    }
+    return Note(
+      id: row.column("id")?.integer ?? 0, title: text("title"), text: text("text"),
+      owner: text("owner"))
   }
 
   private static func reason(_ error: any Error) -> String {
