@@ -100,6 +100,18 @@ struct CommandLineTests {
     (["--max-connections"], "--max-connections needs a value"),
     (["--verbose"], "unknown argument '--verbose'"),
     (
+      ["--store", ":memory:"],
+      "':memory:' is not the path of a file: SQLite would keep the notes in memory and lose"
+        + " them when the server stops; name a file, such as notes.sqlite (./:memory: for a"
+        + " file of that name)"
+    ),
+    (
+      ["--store", "file:notes.sqlite?mode=memory"],
+      "'file:notes.sqlite?mode=memory' is not the path of a file: SQLite would open it as a URI,"
+        + " by its own rules (mode=memory keeps nothing); name the file itself (./file:… for a"
+        + " file whose name starts so)"
+    ),
+    (
       ["--store", "postgres://ada:secret@db:abc/notes"],
       "the port 'abc' is not a number from 1 to 65535 in the PostgreSQL postgres://…@db:abc/notes"
         + " URL: write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"

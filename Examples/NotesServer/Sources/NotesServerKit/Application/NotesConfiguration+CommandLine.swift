@@ -15,8 +15,10 @@ extension NotesConfiguration {
              [--max-connections COUNT] [--start-timeout SECONDS] [--shutdown-timeout SECONDS]
 
       --store LOCATION           where the notes live: the path of an SQLite file, created if
-                                 missing (default notes.sqlite), or a PostgreSQL URL,
-                                 postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; NOTES_STORE
+                                 missing, for its owner only (default notes.sqlite; not
+                                 :memory: or a file: URI, which SQLite would not keep), or a
+                                 PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE;
+                                 NOTES_STORE
 
       --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
                                  picks a free one); NOTES_PORT
@@ -129,6 +131,11 @@ extension NotesConfiguration {
           description: "the store is the path of an SQLite file or a PostgreSQL URL, not ''")
       }
       configuration.store = StoreLocation(parsing: store)
+      if case .sqlite(let path) = configuration.store,
+        let problem = SQLiteNotesStore.problem(withPath: path)
+      {
+        throw CommandLineError(description: problem)
+      }
       if case .postgres(let url) = configuration.store {
         do {
           _ = try PostgresURLError.configuration(url: url)

@@ -3,13 +3,25 @@ import NIOCore
 import SQLiteNIO
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The notes in an SQLite file: the server's default store, which needs nothing installed.
 ///
 /// It keeps one connection, opened by ``start()`` and closed by ``stop()``, which sqlite-nio
 /// runs on NIO's thread pool. The file is in write-ahead-log mode, so that readers do not wait
 /// for a writer; a statement that finds the file locked by another process waits up to
-/// ``busyTimeout`` and then fails with a ``NotesStoreError``. Text is read back by its length,
-/// so a note comes back as it was written, whatever characters it holds.
+/// ``busyTimeout`` and then fails with a ``NotesStoreError``. A file it creates is readable and
+/// writable by its owner alone (mode 0600), and so are its write-ahead log and shared memory,
+/// which SQLite creates with the file's mode; a file that exists keeps the mode it has.
+///
+/// Its path is always a file's: SQLite's own names for other databases, `:memory:` (kept in
+/// memory, gone when the store stops), a `file:` URI (opened by its own rules) or an empty
+/// path (a temporary file), are refused with a ``NotesStoreError``. Text is read back by its
+/// length, so a note comes back as it was written, whatever characters it holds.
 ///
 /// ```swift
 /// let store = SQLiteNotesStore(path: "notes.sqlite")
@@ -48,6 +60,8 @@ public final class SQLiteNotesStore: NotesStore {
   /// - Throws: ``NotesStoreError`` when the file cannot be opened or written.
   public func start() async throws(NotesStoreError) {
     logger.info("starting \(self)")
+    if let problem = Self.problem(withPath: path) { throw NotesStoreError(store: self, problem) }
+    try createForOwnerOnly()
     let opened: SQLiteConnection
     do {
       opened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -79,6 +93,43 @@ public final class SQLiteNotesStore: NotesStore {
     }
     try? await earlier?.close()
     logger.info("started \(self)")
+  }
+
+  /// Why SQLite would not take a path as the path of a file, or `nil` if it would.
+  ///
+  /// - Parameter path: The path the store is given.
+  /// - Returns: What is wrong and what to pass instead.
+  static func problem(withPath path: String) -> String? {
+    if path.isEmpty {
+      return "'' is not the path of a file: SQLite would keep the notes in a temporary file,"
+        + " deleted when the server stops; name a file, such as notes.sqlite"
+    }
+    if path == ":memory:" {
+      return "':memory:' is not the path of a file: SQLite would keep the notes in memory and"
+        + " lose them when the server stops; name a file, such as notes.sqlite (./:memory: for a"
+        + " file of that name)"
+    }
+    if path.hasPrefix("file:") {
+      return "'\(path)' is not the path of a file: SQLite would open it as a URI, by its own"
+        + " rules (mode=memory keeps nothing); name the file itself (./file:… for a file whose"
+        + " name starts so)"
+    }
+    return nil
+  }
+
+  /// Creates the file, empty and for its owner only, unless it exists; SQLite then opens it
+  /// as it is, and gives its write-ahead log the file's mode.
+  private func createForOwnerOnly() throws(NotesStoreError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      let code = errno
+      guard code == EEXIST else {
+        throw NotesStoreError(
+          store: self, "cannot open the file: \(String(cString: strerror(code)))")
+      }
+      return
+    }
+    close(descriptor)
   }
 
   /// Closes the file. Statements sent after it fail with a ``NotesStoreError``.
