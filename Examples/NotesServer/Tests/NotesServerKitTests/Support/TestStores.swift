@@ -55,8 +55,8 @@ struct TestStore: Sendable {
         remove: { try? FileManager.default.removeItem(atPath: folder) })
     case .postgresql:
       let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
-      try await PostgresAdmin.run(url: url, "CREATE SCHEMA \(name)")
       let configuration = try PostgresNotesStore.configuration(url: url)
+      try await PostgresAdmin.run(url: url, "CREATE SCHEMA \(name)")
       let open: @Sendable () -> any NotesStore = {
         var configuration = configuration
         configuration.options.additionalStartupParameters = [("search_path", name)]
@@ -81,21 +81,41 @@ struct TestStore: Sendable {
 }
 
 /// Runs a test with a fresh store of a kind, started unless `start` is false, and stops and
-/// removes it after.
+/// removes it after, however the test ends.
 func withStore<Result: Sendable>(
   _ kind: StoreKind, start: Bool = true, _ body: (TestStore) async throws -> Result
 ) async throws -> Result {
-  let made = try await TestStore.make(kind, start: start)
+  try await withStores(kind, count: 1, start: start) { try await body($0[0]) }
+}
+
+/// Runs a test with `count` fresh stores of a kind, started unless `start` is false, and stops
+/// and removes every one it made after, however the test ends: a body that throws, a store
+/// that fails to start halfway through, or a test that is cancelled.
+func withStores<Result: Sendable>(
+  _ kind: StoreKind, count: Int, start: Bool = true,
+  _ body: ([TestStore]) async throws -> Result
+) async throws -> Result {
+  var made: [TestStore] = []
   do {
+    for _ in 0..<count { made.append(try await TestStore.make(kind, start: start)) }
     let result = try await body(made)
-    try? await made.store.stop()
-    await made.remove()
+    await removeEvenIfCancelled(made)
     return result
   } catch {
-    try? await made.store.stop()
-    await made.remove()
+    await removeEvenIfCancelled(made)
     throw error
   }
+}
+
+/// Stops and removes stores in a task of its own, which a cancellation of the test does not
+/// reach: a cancelled test's PostgreSQL schemas are dropped all the same.
+private func removeEvenIfCancelled(_ stores: [TestStore]) async {
+  await Task {
+    for store in stores {
+      try? await store.store.stop()
+      await store.remove()
+    }
+  }.value
 }
 
 /// Statements the tests send to the PostgreSQL server itself, over a connection of their own.
@@ -162,17 +182,17 @@ struct TestDatabase: Sendable {
   }
 }
 
-/// Runs a test with a fresh database of a kind, and deletes it after.
+/// Runs a test with a fresh database of a kind, and deletes it after, however the test ends.
 func withTestDatabase<Result: Sendable>(
   _ kind: StoreKind, _ body: (TestDatabase) async throws -> Result
 ) async throws -> Result {
   let database = try await TestDatabase.make(kind)
   do {
     let result = try await body(database)
-    await database.remove()
+    await Task { await database.remove() }.value
     return result
   } catch {
-    await database.remove()
+    await Task { await database.remove() }.value
     throw error
   }
 }
