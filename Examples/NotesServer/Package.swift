@@ -23,10 +23,13 @@ let package = Package(
   dependencies: [
     // Named, so that target dependencies do not depend on the directory the clone lives in.
     .package(name: "Milieu", path: "../.."),
-    // No traits: neither swift-configuration nor full Foundation is needed here, and leaving
-    // them out shortens the build.
+    // No traits: neither Hummingbird's swift-configuration support nor full Foundation is
+    // needed here, and leaving them out shortens the build.
     .package(
       url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+    // The command line and the environment, read as one configuration. No traits: JSON, YAML
+    // and reloading files are not needed.
+    .package(url: "https://github.com/apple/swift-configuration", exact: "1.4.0", traits: []),
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     // Hummingbird's own dependencies, named for what it does not re-export: `HTTPField.Name`,
     // and the channel and HTTP parts that `SlowClientHandler` handles.
@@ -55,6 +58,7 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         // For the HTTP/1 server's configuration: its timeouts and its connection limit.
         .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -53,11 +53,11 @@ public final class PostgresNotesStore: NotesStore {
   ///   - url: The URL.
   ///   - startTimeout: How long ``start()`` waits for the database to answer.
   ///   - logger: Where the store logs its start and stop, and the client its connections.
-  /// - Throws: ``PostgresURLError`` naming what is wrong with the URL.
+  /// - Throws: ``StoreLocationError`` naming what is wrong with the URL.
   public convenience init(
     url: String, startTimeout: Duration = .seconds(10),
     logger: Logger = Logger(label: "NotesServer.postgres")
-  ) throws(PostgresURLError) {
+  ) throws(StoreLocationError) {
     self.init(
       configuration: try Self.configuration(url: url), startTimeout: startTimeout, logger: logger)
   }
@@ -72,11 +72,14 @@ public final class PostgresNotesStore: NotesStore {
   ///
   /// - Parameter url: The URL.
   /// - Returns: The configuration.
-  /// - Throws: ``PostgresURLError`` naming the part that is wrong.
+  /// - Throws: ``StoreLocationError`` naming the part that is wrong.
   public static func configuration(
     url: String
-  ) throws(PostgresURLError) -> PostgresClient.Configuration {
-    try PostgresURLError.configuration(url: url)
+  ) throws(StoreLocationError) -> PostgresClient.Configuration {
+    let url = try PostgresURL(parsing: url)
+    return PostgresClient.Configuration(
+      host: url.host, port: url.port, username: url.user, password: url.password,
+      database: url.database, tls: .disable)
   }
 
   /// Names the store and its database.
@@ -241,49 +244,5 @@ public final class PostgresNotesStore: NotesStore {
     if let message = error.serverInfo?[.message] { parts.append(message) }
     if let underlying = error.underlying { parts.append("\(underlying)") }
     return parts.joined(separator: ": ")
-  }
-}
-
-/// A PostgreSQL URL the store cannot use, and why.
-public struct PostgresURLError: Error, CustomStringConvertible {
-  /// What is wrong, and the form expected.
-  public let description: String
-
-  /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`; TLS is off, as on loopback.
-  ///
-  /// - Parameter url: The URL.
-  /// - Returns: The client's configuration.
-  /// - Throws: ``PostgresURLError`` naming the part that is wrong.
-  static func configuration(url: String) throws(PostgresURLError) -> PostgresClient.Configuration {
-    let form = "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
-    func fail(_ problem: String) -> PostgresURLError {
-      PostgresURLError(
-        description:
-          "\(problem) in the \(StoreLocation.postgres(url: url)) URL: write it as \(form)")
-    }
-    guard let rest = url.split(separator: "://", maxSplits: 1).last, url.hasPrefix("postgres"),
-      ["postgres", "postgresql"].contains(url.prefix { $0 != ":" })
-    else { throw fail("no postgres:// scheme") }
-    guard let at = rest.lastIndex(of: "@") else { throw fail("no user") }
-    let credentials = rest[..<at].split(
-      separator: ":", maxSplits: 1, omittingEmptySubsequences: false
-    ).map(String.init)
-    guard let user = credentials.first, !user.isEmpty else { throw fail("no user") }
-    let location = rest[rest.index(after: at)...]
-    guard let slash = location.firstIndex(of: "/") else { throw fail("no database") }
-    let database = String(location[location.index(after: slash)...])
-    guard !database.isEmpty else { throw fail("no database") }
-    let hostAndPort = location[..<slash].split(separator: ":", maxSplits: 1)
-    guard let host = hostAndPort.first, !host.isEmpty else { throw fail("no host") }
-    var port = 5432
-    if hostAndPort.count == 2 {
-      guard let number = Int(hostAndPort[1]), (1...65_535).contains(number) else {
-        throw fail("the port '\(hostAndPort[1])' is not a number from 1 to 65535")
-      }
-      port = number
-    }
-    return PostgresClient.Configuration(
-      host: String(host), port: port, username: user, password: credentials.dropFirst().first,
-      database: database, tls: .disable)
   }
 }
