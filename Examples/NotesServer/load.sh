@@ -16,7 +16,8 @@
 #
 # Every server keeps its notes in a database of its own, the same kind for all four: a fresh
 # SQLite file each round, or, with LOAD_POSTGRES_URL, a fresh PostgreSQL database on that server
-# (made and dropped with psql). Each round starts the four servers afresh on four ports, seeds
+# (made and dropped with psql). No database URL is ever on a command line: the servers get theirs
+# in NOTES_STORE, psql its parts in libpq's PGHOST, PGUSER, PGPASSWORD… variables. Each round starts the four servers afresh on four ports, seeds
 # and warms them up, then runs wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes)
 # and a write route (POST /notes) of each, the four variants back to back on each route, the
 # first of them rotating from round to round. The machine is shared, so a sample says little alone: every
@@ -54,6 +55,23 @@ fi
 # psql's notices ("database … does not exist, skipping") would interleave with the samples.
 export PGOPTIONS=--client-min-messages=warning
 
+# psql_admin ARGUMENTS...: psql on LOAD_POSTGRES_URL's server. The URL's parts go to psql in
+# libpq's environment variables, never on a command line, where `ps` shows them, password and
+# all, to every user of the machine; the servers get theirs in NOTES_STORE.
+if [[ -n "$postgres_url" ]]; then
+  url_form='^(postgres|postgresql)://([^:@/]+)(:(.*))?@([^@:/]+)(:([0-9]+))?/([^/?]+)$'
+  if [[ ! "$postgres_url" =~ $url_form ]]; then
+    echo "LOAD_POSTGRES_URL is not postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE" >&2
+    exit 1
+  fi
+  readonly pg_user=${BASH_REMATCH[2]} pg_password=${BASH_REMATCH[4]} pg_host=${BASH_REMATCH[5]}
+  readonly pg_port=${BASH_REMATCH[7]:-5432} pg_database=${BASH_REMATCH[8]}
+fi
+psql_admin() {
+  PGHOST=$pg_host PGPORT=$pg_port PGUSER=$pg_user PGPASSWORD=$pg_password \
+    PGDATABASE=$pg_database psql -q "$@"
+}
+
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
   export DEBIAN_FRONTEND=noninteractive
@@ -82,7 +100,7 @@ stop_servers() {
   done
   server_pids=()
   for database in "${databases[@]}"; do
-    psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" >/dev/null || true
+    psql_admin -c "DROP DATABASE IF EXISTS $database" >/dev/null || true
   done
   databases=()
 }
@@ -106,8 +124,7 @@ new_store() {
     return
   fi
   local database="notes_load_${1}_$2"
-  psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" \
-    >/dev/null
+  psql_admin -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" >/dev/null
   databases+=("$database")
   store="${postgres_url%/*}/$database"
 }
