@@ -100,22 +100,6 @@ import Testing
     #expect(issues.messages.isEmpty)
   }
 
-  @Test func stoppingServicesAnotherNodeStillReadsIsReported() async throws {
-    let issues = IssueLog()
-    let app = serviceNode(issues: issues)
-    let tenant = app.child("tenant")
-    let appServices = try await app.startServices([\.metrics])
-    let tenantServices = try await tenant.startServices([\.metrics])
-    try await appServices.stop()
-    #expect(
-      issues.messages == [
-        "metrics was stopped with the services of node \"app\" while the services of node "
-          + "\"tenant\" still read it. Stop the services of a subtree before those of the node "
-          + "above it."
-      ])
-    try await tenantServices.stop()
-  }
-
   @Test func aCycleOfDerivedServicesStartsNothing() async throws {
     let script = ServiceScript()
     let app = serviceNode(script: script)
@@ -140,9 +124,45 @@ import Testing
     let script = ServiceScript()
     let failure = try await firstFailure(
       starting: [\.metrics, \.brokenService], at: serviceNode(script: script))
-    #expect("\(failure.reason)" == "missing input")
+    #expect("\(failure.reason)" == "build failed: oops")
+    guard case .buildFailed(let cause) = failure.reason else {
+      Issue.record("expected a failed build, got \(failure.reason)")
+      return
+    }
+    #expect(cause is Oops)
     #expect(
-      failure.description.hasPrefix("reading brokenService: Building brokenService threw oops."))
+      failure.description
+        == "brokenService could not be built: its build threw oops. Fix what it reads, or catch "
+        + "the error in its build.")
+    #expect(script.log.all.isEmpty)
+  }
+
+  @Test func aValueThatCannotBeBuiltIsAMissingInputOfTheServiceBuiltOnIt() async throws {
+    let script = ServiceScript()
+    let failure = try await firstFailure(
+      starting: [\.configuredService], at: serviceNode(script: script))
+    #expect(failure.service == "configuredService")
+    #expect("\(failure.reason)" == "missing input: brokenConfig")
+    guard case .missingInput(let input, let cause) = failure.reason else {
+      Issue.record("expected a missing input, got \(failure.reason)")
+      return
+    }
+    #expect(input == "brokenConfig")
+    #expect(cause is Oops)
+    #expect(
+      failure.description
+        == "configuredService lacks what it needs: building brokenConfig, which it is built "
+        + "from, threw oops, so it would be built on brokenConfig's fallback. Fix what "
+        + "brokenConfig reads, or catch the error in its build.")
+    #expect(script.log.all.isEmpty)
+  }
+
+  @Test func aChainDeeperThanBuildsNestIsNotACycle() async throws {
+    let script = ServiceScript()
+    let failure = try await firstFailure(starting: [\.deepService], at: serviceNode(script: script))
+    #expect(failure.service == "deepService")
+    #expect("\(failure.reason)" == "depth limit")
+    #expect(failure.description.contains("derived values deep"))
     #expect(script.log.all.isEmpty)
   }
 
@@ -188,5 +208,71 @@ import Testing
     #expect(error?.failures.allSatisfy { "\($0.reason)" == "start cancelled" } == true)
     #expect(script.log.all.last == "stop metrics")
     #expect(nothingRuns(script.log))
+  }
+
+  @Test func aStartsOwnErrorIsReportedWhenTheCallerWasCancelledMeanwhile() async throws {
+    let script = ServiceScript(closingStarts: ["metrics"])
+    let app = serviceNode(script: script)
+    let start = Task { try await app.startServices([\.metrics]) }
+    await eventually("the metrics are starting") { script.log.all == ["start metrics"] }
+    start.cancel()
+    let error = await #expect(throws: ServiceError.self) { try await start.value }
+    #expect(error?.failures.count == 1)
+    guard case .startFailed(let cause) = error?.failures.first?.reason else {
+      Issue.record("expected the start's own error, got \(String(describing: error))")
+      return
+    }
+    #expect(cause is ConnectionClosed)
+  }
+
+  @Test func everyStartThatFailsIsReportedWithItsOwnError() async throws {
+    // The database starts, and is connecting, when the metrics fail: the run cancels it, and
+    // its start throws an error of its own.
+    let meeting = Meeting()
+    let script = ServiceScript(
+      failingStarts: ["metrics"],
+      meetings: ["metrics": meeting, "database postgres://app": meeting],
+      closingStarts: ["database postgres://app"])
+    let app = serviceNode(script: script)
+    let error = await #expect(throws: ServiceError.self) {
+      try await app.startServices([\.metrics, \.database])
+    }
+    let failures = error?.failures ?? []
+    #expect(failures.map(\.service) == ["metrics", "database"])
+    #expect(
+      failures.map { failure in
+        if case .startFailed(let cause) = failure.reason {
+          "\(type(of: cause))"
+        } else {
+          "\(failure.reason)"
+        }
+      } == ["Oops", "ConnectionClosed"])
+    #expect(nothingRuns(script.log))
+  }
+}
+
+/// An argument that cannot be followed is an error naming it and what to pass, and nothing is
+/// read or started.
+@Suite struct ServiceArgumentTests {
+  @Test(arguments: [Duration.zero, .seconds(-1), .milliseconds(-5)])
+  func aStopTimeoutThatIsNotPositiveIsAnError(_ timeout: Duration) async throws {
+    let script = ServiceScript()
+    let app = serviceNode(script: script)
+    let started = await #expect(throws: ServiceError.self) {
+      try await app.startServices([\.metrics], stopTimeout: timeout)
+    }
+    let checked = await #expect(throws: ServiceError.self) {
+      try await app.checkServices([\.metrics], stopTimeout: timeout)
+    }
+    for error in [started, checked] {
+      let failure = try #require(error?.failures.first)
+      #expect(error?.failures.count == 1)
+      #expect("\(failure.reason)" == "invalid argument: stopTimeout")
+      #expect(
+        failure.description
+          == "stopTimeout is \(timeout), but every stop takes some time: pass how long each "
+          + "service's stop may take, a positive duration such as .seconds(30).")
+    }
+    #expect(script.log.all.isEmpty)
   }
 }

@@ -24,7 +24,7 @@ import Testing
         [\.brokenService, \.cyclicA, \.notesService, \.sharedService, \.metrics], forTests: true)
     }
     let failures = error?.failures ?? []
-    #expect(failures.map { "\($0.reason)" }.prefix(2) == ["missing input", "cycle"])
+    #expect(failures.map { "\($0.reason)" }.prefix(2) == ["build failed: oops", "cycle"])
     #expect(
       failures.map(\.service) == ["brokenService", "cyclicA", "sharedService", "searchIndex"])
     #expect(failures.last?.path == ["notesService", "searchIndex"])

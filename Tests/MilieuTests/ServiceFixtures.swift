@@ -1,11 +1,11 @@
-import Milieu
+@_spi(MilieuInternal) import Milieu
 import MilieuTestSupport
 import Synchronization
 import Testing
 
 /// What one test's services did, in order: `start database`, `stop database`.
 final class LifecycleLog: Sendable {
-  private let entries = Mutex<[String]>([])
+  private let entries = Lock<[String]>([])
 
   func append(_ entry: String) { entries.withLock { $0.append(entry) } }
 
@@ -34,7 +34,42 @@ struct ServiceScript: Sendable {
   var hangingStarts: Set<String> = []
   /// Services whose start waits until the other named one has begun its own.
   var meetings: [String: Meeting] = [:]
+  /// Services whose start waits until it is cancelled, then throws ``ConnectionClosed``: an
+  /// error of its own, not a cancellation.
+  var closingStarts: Set<String> = []
+  /// Services whose stop waits at a gate until it opens, then logs `stopped NAME`.
+  var stopGates: [String: Gate] = [:]
+  /// Services whose start opens a gate.
+  var opening: [String: Gate] = [:]
 }
+
+/// A door that tasks wait at until it is opened, once.
+final class Gate: Sendable {
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []), audited: false)
+
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let isOpen = state.withLock { state in
+        if !state.isOpen { state.waiters.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
+}
+
+/// What a start that was cancelled while it connected throws.
+struct ConnectionClosed: Error {}
 
 /// Two starts that must run at the same time: each waits, a bounded number of turns, for the
 /// other to arrive.
@@ -73,14 +108,23 @@ final class ScriptedService: LifecycleService {
 
   func start() async throws {
     script.log.append("start \(name)")
+    script.opening[name]?.open()
     if let meeting = script.meetings[name] { try await meeting.arrive() }
     if script.hangingStarts.contains(name) { try await waitUntilCancelled() }
+    if script.closingStarts.contains(name) {
+      try? await waitUntilCancelled()
+      throw ConnectionClosed()
+    }
     if script.failingStarts.contains(name) { throw Oops() }
     script.log.append("running \(name)")
   }
 
   func stop() async throws {
     script.log.append("stop \(name)")
+    if let gate = script.stopGates[name] {
+      await gate.wait()
+      script.log.append("stopped \(name)")
+    }
   }
 }
 
@@ -193,6 +237,34 @@ extension EnvironmentValues {
     throw Oops()
   }
   var brokenService: ScriptedService { self[Self.brokenService] }
+
+  /// A configuration whose build throws, and a service built from it.
+  static let brokenConfig = Derived(fallback: "unset") { values -> String in
+    _ = values.databaseURL
+    throw Oops()
+  }
+  var brokenConfig: String { self[Self.brokenConfig] }
+
+  static let configuredService = Derived { values in
+    ScriptedService("configured \(values.brokenConfig)", values.serviceScript)
+  }
+  var configuredService: ScriptedService { self[Self.configuredService] }
+
+  /// A chain of 300 derived values, each read by the next, deeper than builds nest, and a
+  /// service built on its top.
+  static let deepChain: [Derived<Int>] = {
+    var chain: [Derived<Int>] = [Derived(fallback: -1) { $0.databaseURL.count }]
+    for index in 1..<300 {
+      let previous = chain[index - 1]
+      chain.append(Derived(fallback: -1) { $0[previous] + 1 })
+    }
+    return chain
+  }()
+
+  static let deepService = Derived { values in
+    ScriptedService("deep \(values[Self.deepChain[299]])", values.serviceScript)
+  }
+  var deepService: ScriptedService { self[Self.deepService] }
 
   static let freshService = Derived(.newOnEveryRead) { values in
     ScriptedService("fresh", values.serviceScript)

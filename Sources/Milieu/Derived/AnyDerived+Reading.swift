@@ -293,6 +293,7 @@ extension AnyDerived {
   }
 
   private func cycleMessage(_ builds: [DerivedBuild], closedBy name: ValueName) -> String {
+    DerivedReadFailure.note(.cycle, of: name, at: declaration)
     // A cycle across threads starts with the build this thread waits for; one on this thread,
     // with the build of this value.
     let acrossThreads = DerivedBuild.innermost.map { !$0.chain.contains { $0 === builds[0] } }
@@ -317,6 +318,7 @@ extension AnyDerived {
   }
 
   private func depthMessage(_ innermost: DerivedBuild, closedBy name: ValueName) -> String {
+    DerivedReadFailure.note(.depthLimit, of: name, at: declaration)
     let names = innermost.chain.reversed().map(\.name.description) + [name.description]
     let shown =
       names.count <= 8
@@ -330,7 +332,8 @@ extension AnyDerived {
   }
 
   private func thrownMessage(_ error: any Error, name: ValueName) -> String {
-    "Building \(name) threw \(error). Fix what it reads, or catch the error in its build."
+    DerivedReadFailure.note(.threw(error), of: name, at: declaration)
+    return "Building \(name) threw \(error). Fix what it reads, or catch the error in its build."
   }
 
   private func mismatchMessage(_ cell: DerivedCell, in values: EnvironmentValues) -> String {

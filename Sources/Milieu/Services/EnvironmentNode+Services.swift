@@ -5,10 +5,11 @@ extension EnvironmentNode {
   /// Milieu reads each named service in this node, building what is not built yet, and follows
   /// what each build read: every value on the way whose type is a ``LifecycleService`` is
   /// started once, after everything it reads that has a lifecycle; services that read nothing
-  /// of each other start at the same time. A service shared with a node whose services run
-  /// already is not started again: it is read, and stops with that node's. So a subtree that
-  /// overrides a value (a tenant with a database of its own) starts, and later stops, only
-  /// the services built for it.
+  /// of each other start at the same time. A service that other nodes' running services use
+  /// already is not started again: it is read, and counted, and it stops once the last node
+  /// that uses it stops, after everything that reads it, whichever node started it. So a
+  /// subtree that overrides a value (a tenant with a database of its own) starts and stops the
+  /// services built for it, and shares the others with the node above it in any order.
   ///
   /// ```swift
   /// let running = try await app.startServices([\.notesService, \.metricsExporter])
@@ -23,13 +24,14 @@ extension EnvironmentNode {
   ///
   /// If a start throws, nothing more is started, the starts under way are cancelled, and what
   /// had started is stopped in reverse; so is it when the calling task is cancelled (the
-  /// program was told to stop while it started). Nothing is started when reading a service
+  /// program was told to stop while it started). Each start that throws an error of its own is
+  /// reported with that error, a start cancelled meanwhile among them. Nothing is started when reading a service
   /// reports an issue, since what it read may be a fallback that no later read gets.
   ///
   /// - Parameters:
   ///   - services: The services the program runs, as key paths into the environment.
   ///   - stopTimeout: How long each service's stop may take before it is cancelled and
-  ///     reported.
+  ///     reported: a positive duration.
   ///   - clock: The clock the stop timeout runs on; a test passes one it moves.
   ///   - fileID: The call site, for diagnostics; leave the default.
   ///   - filePath: The call site's path; leave the default.
@@ -45,12 +47,26 @@ extension EnvironmentNode {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async throws(ServiceError) -> RunningServices {
-    let plan = servicePlan(services)
+    try await startServices(
+      services, stopTimeout: stopTimeout, clock: clock,
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      requiringFakes: [])
+  }
+
+  /// Starts the services as
+  /// ``startServices(_:stopTimeout:clock:fileID:filePath:line:column:)`` does, and fails for
+  /// each fake numbered in `fakes` that applies to none of them: how `withRunningServices` says
+  /// that a fake it was given would apply to nothing.
+  package func startServices(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable], stopTimeout: Duration,
+    clock: any Clock<Duration>, at callSite: CallSite, requiringFakes fakes: Set<UInt64>
+  ) async throws(ServiceError) -> RunningServices {
+    let invalid = ServiceFailure.checking(stopTimeout: stopTimeout)
+    guard invalid.isEmpty else { throw ServiceError(failures: invalid) }
+    let plan = servicePlan(services, requiringFakes: fakes)
     guard plan.failures.isEmpty else { throw ServiceError(failures: plan.failures) }
     let run = ServiceRun(
-      node: self, plan: plan,
-      callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-      stopTimeout: stopTimeout, clock: clock)
+      node: self, plan: plan, callSite: callSite, stopTimeout: stopTimeout, clock: clock)
     let failures = await run.start(continuingAfterFailure: false)
     guard failures.isEmpty else { throw ServiceError(failures: failures) }
     return RunningServices(run)
@@ -69,13 +85,16 @@ extension EnvironmentNode {
   /// }
   /// ```
   ///
-  /// What it reports, in Milieu's terms:
-  /// - **A missing input.** Every key has a default, so no value is ever absent; a service
-  ///   lacks what it needs when its build, or the build of a value it reads, throws — a
-  ///   `Derived` value whose build throws when its configuration is not set — and its reader
-  ///   gets the fallback.
-  /// - **A cycle.** A build that reads itself, directly or through others, or a service with a
-  ///   lifecycle that two of its own inputs lead back to.
+  /// What it reports, in Milieu's terms, each a case of ``ServiceFailure/Reason``:
+  /// - **A build that throws** (`buildFailed`): the service's own build threw.
+  /// - **A missing input** (`missingInput`). Every key has a default, so no value is ever
+  ///   absent; a service lacks what it needs when the build of a value it reads throws — a
+  ///   `Derived` configuration whose build throws when it is not set — and it would be built on
+  ///   that value's fallback.
+  /// - **A cycle** (`cycle`). A build that reads itself, directly or through others, or a
+  ///   service with a lifecycle that two of its own inputs lead back to.
+  /// - **The depth limit** (`depthLimit`): derived values read through each other more than
+  ///   256 deep, which Milieu does not build.
   /// - **A service with no value for tests**, when `forTests`: a service with a lifecycle built
   ///   from defaults alone — a plain value nobody set, or a derived value nothing it read was
   ///   set for. Defaults are what the program runs with, so a test would start the real thing.
@@ -94,7 +113,7 @@ extension EnvironmentNode {
   ///   - services: The services the program runs, as key paths into the environment.
   ///   - forTests: Whether a service built from defaults alone is a problem: pass `true` in
   ///     tests.
-  ///   - stopTimeout: How long each service's stop may take.
+  ///   - stopTimeout: How long each service's stop may take: a positive duration.
   ///   - clock: The clock the stop timeout runs on.
   ///   - fileID: The call site, for diagnostics; leave the default.
   ///   - filePath: The call site's path; leave the default.
@@ -107,6 +126,8 @@ extension EnvironmentNode {
     fileID: String = #fileID, filePath: String = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async throws(ServiceError) {
+    let invalid = ServiceFailure.checking(stopTimeout: stopTimeout)
+    guard invalid.isEmpty else { throw ServiceError(failures: invalid) }
     let plan = servicePlan(services)
     var failures = plan.failures
     var skipping = Set<Int>()
@@ -127,10 +148,11 @@ extension EnvironmentNode {
   }
 
   /// Reads the named services in one snapshot of this node's values, with the issues the reads
-  /// report collected, and plans their start.
-  private func servicePlan(_ services: [PartialKeyPath<EnvironmentValues> & Sendable])
-    -> ServicePlan
-  {
+  /// report collected, and plans their start; a fake numbered in `fakes` must apply.
+  private func servicePlan(
+    _ services: [PartialKeyPath<EnvironmentValues> & Sendable],
+    requiringFakes fakes: Set<UInt64> = []
+  ) -> ServicePlan {
     let issues = IssueCollector()
     // A child whose only override is the reporter: what its reads build is kept where this
     // node's readers find it.
@@ -139,61 +161,80 @@ extension EnvironmentNode {
     var graph = ServiceReads()
     var named: [ServicePlan.Named] = []
     var failures: [ServiceFailure] = []
-    for keyPath in services {
-      let before = issues.count
-      guard let root = graph.add(keyPath, in: values) else { continue }
-      let names = root.reads.map { graph.reads[$0].name }
-      let reported = issues.since(before)
-      // A derived value whose build failed is read without a record: its issue names it.
-      let name =
-        names.isEmpty
-        ? reported.first.flatMap { Self.subject(of: $0.message) } ?? "\(type(of: root.value))"
-        : names.joined(separator: ", ")
-      guard reported.isEmpty else {
-        failures += reported.map {
-          ServiceFailure(service: name, path: [name], reason: Self.reason(for: $0.message))
+    DerivedReadFailure.$listener.withValue(issues.listener) {
+      for keyPath in services {
+        let before = issues.count
+        guard let root = graph.add(keyPath, in: values) else { continue }
+        let names = root.reads.map { graph.reads[$0].name }
+        let reported = issues.since(before)
+        // A derived value whose build failed is read without a record: its failure names it.
+        let name =
+          names.isEmpty
+          ? reported.first?.failure?.name ?? "\(type(of: root.value))"
+          : names.joined(separator: ", ")
+        guard reported.isEmpty else {
+          failures += reported.map {
+            ServiceFailure(service: name, path: [name], reason: $0.reason(reading: name))
+          }
+          continue
         }
-        continue
-      }
-      named.append(ServicePlan.Named(root: root, name: name))
-    }
-    let replacements = values.serviceLifecycleReplacements.compactMap { replacement in
-      graph.add(replacement.service, in: values).map { root in
-        (root, replacement.replace(root.value as? any LifecycleService))
+        named.append(ServicePlan.Named(root: root, name: name))
       }
     }
-    let plan = ServicePlan(reads: graph, named: named, replacements: replacements)
+    let faked = values.serviceLifecycleReplacements.compactMap { fake in
+      graph.add(fake.service, in: values).map { (root: $0, fake: fake) }
+    }
+    let plan = ServicePlan(reads: graph, named: named, fakes: faked, required: fakes)
     return plan.adding(failures)
-  }
-
-  /// The value an issue of a failed build is about: `X` in `Building X threw …`, or the first
-  /// value of a cycle's chain, `X → …`.
-  private static func subject(of message: String) -> String? {
-    let words = message.split(separator: " ", maxSplits: 2)
-    if words.count > 1, words[0] == "Building" { return String(words[1]) }
-    if words.count > 1, words[1] == "→" { return String(words[0]) }
-    return nil
-  }
-
-  /// What an issue reported while a service was read says went wrong.
-  static func reason(for message: String) -> ServiceFailure.Reason {
-    if message.hasPrefix("Building "), message.contains(" threw ") { return .missingInput(message) }
-    if message.contains(" → ") { return .cycle(message) }
-    return .issue(message)
   }
 }
 
-/// Keeps the issues reported to its reporter.
+/// Keeps the issues reported to its reporter, each with the failure the core told just before
+/// it, if the issue is about that failure.
 private final class IssueCollector: Sendable {
-  private let issues = Lock<[EnvironmentIssue]>([])
+  /// An issue, and how the read it is about failed.
+  struct Reported {
+    let issue: EnvironmentIssue
+    let failure: DerivedReadFailure.Noted?
 
-  var reporter: IssueReporter {
-    IssueReporter { [self] issue in issues.withLock { $0.append(issue) } }
+    /// What went wrong, reading the service named `service`: by the failure's kind, told where
+    /// it happened.
+    func reason(reading service: String) -> ServiceFailure.Reason {
+      switch failure?.failure {
+      case .threw(let error)?:
+        failure?.name == service
+          ? .buildFailed(error) : .missingInput(failure?.name ?? service, error)
+      case .cycle?: .cycle(issue.message)
+      case .depthLimit?: .depthLimit(issue.message)
+      case nil: .issue(issue.message)
+      }
+    }
   }
 
-  var count: Int { issues.withLock { $0.count } }
+  private struct State {
+    var reported: [Reported] = []
+    var told: DerivedReadFailure.Noted?
+  }
 
-  func since(_ start: Int) -> [EnvironmentIssue] {
-    issues.withLock { Array($0[start...]) }
+  private let state = Lock(State())
+
+  var reporter: IssueReporter {
+    IssueReporter { [self] issue in
+      state.withLock { state in
+        let told = state.told.take()
+        let failure = told?.declaration == issue.location ? told : nil
+        state.reported.append(Reported(issue: issue, failure: failure))
+      }
+    }
+  }
+
+  var listener: @Sendable (DerivedReadFailure.Noted) -> Void {
+    { [self] failure in state.withLock { $0.told = failure } }
+  }
+
+  var count: Int { state.withLock { $0.reported.count } }
+
+  func since(_ start: Int) -> [Reported] {
+    state.withLock { Array($0.reported[start...]) }
   }
 }

@@ -31,16 +31,18 @@ public final class RunningServices: Sendable {
   /// The services this call started, by name, in the order their starts returned.
   ///
   /// Services that another node's running services had started already are read, not started
-  /// again, and not listed; nor are they stopped with these.
+  /// again, and not listed.
   ///
   /// ```swift
   /// print(running.services)  // ["database", "searchIndex"]
   /// ```
   public var services: [String] { run.startedNames }
 
-  /// Stops the services, in the reverse of the order they started, each awaited and bounded
-  /// by the stop timeout given at their start.
+  /// Stops the services that no other running node uses, in the reverse of the order they
+  /// started, each awaited and bounded by the stop timeout given at their start.
   ///
+  /// A service is stopped once nothing uses it: a service another node's running services use
+  /// too keeps running, and stops with the last of them, after every service that reads it.
   /// Every service is stopped, whatever the others do: one whose stop throws, or outlives its
   /// timeout (its stop is then cancelled), is a failure of the error thrown at the end. Only
   /// the first call stops anything; later ones return at once.

@@ -7,11 +7,19 @@
 /// read: a class instance by its identity, any other value by the write or build it came from.
 struct ServicePlan: Sendable {
   /// What tells one running service from another, process-wide.
-  enum Identity: Hashable, Sendable {
+  indirect enum Identity: Hashable, Sendable {
     /// A class instance, which the service holds.
     case object(ObjectIdentifier)
     /// Any other value, by the write or build it came from.
     case read(ServiceReads.Identity)
+    /// A fake of a service's lifecycle, by the fake's number and the service it stands for.
+    case fake(UInt64, of: Identity)
+
+    /// The service itself, for a fake of one; else this.
+    var real: Identity {
+      if case .fake(_, let real) = self { return real }
+      return self
+    }
   }
 
   struct Service: Sendable {
@@ -27,6 +35,9 @@ struct ServicePlan: Sendable {
     let dependencies: [Int]
     /// Whether nothing it was built from was set: a default, or built from defaults alone.
     let isFromDefaultsOnly: Bool
+    /// Whether ``RunningServices/services`` names it: not a fake that stands in front of the
+    /// service itself, which is named.
+    let isListed: Bool
   }
 
   /// A named service: what reading it recorded, and its name.
@@ -38,29 +49,45 @@ struct ServicePlan: Sendable {
   private(set) var services: [Service] = []
   private(set) var failures: [ServiceFailure] = []
 
-  /// The plan for `named`, with lifecycles replaced as `replacements` say.
+  /// The plan for `named`, with lifecycles faked as `fakes` say. A fake whose number is in
+  /// `required` and that applies to none of the services is a failure.
   init(
     reads graph: ServiceReads, named: [Named],
-    replacements: [(root: ServiceReads.Root, lifecycle: any LifecycleService)]
+    fakes: [(root: ServiceReads.Root, fake: ServiceLifecycleReplacement)],
+    required: Set<UInt64> = []
   ) {
     let reads = graph.reads
     // A key path that reads one plain value gives that value: its read stands for it, so that a
     // default the query could not give is known, and a build that read it depends on it.
     var values: [Any?] = reads.map { read in read.value.map { $0 as Any } }
-    for root in named.map(\.root) + replacements.map(\.root) {
+    for root in named.map(\.root) + fakes.map(\.root) {
       if let read = Self.onlyRead(of: root, in: reads), values[read] == nil,
         !reads[read].isDerived
       {
         values[read] = root.value
       }
     }
-    var lifecycles: [(any LifecycleService)?] = values.map { $0 as? any LifecycleService }
-    let originals = lifecycles
-    for (root, lifecycle) in replacements {
-      if let read = Self.onlyRead(of: root, in: reads) { lifecycles[read] = lifecycle }
-      guard let object = Self.object(root.value as? any LifecycleService) else { continue }
-      for read in reads.indices where Self.object(originals[read]) == object {
-        lifecycles[read] = lifecycle
+    let lifecycles: [(any LifecycleService)?] = values.map { $0 as? any LifecycleService }
+    let order = Self.inputsFirst(reads, from: named.flatMap(\.root.reads))
+    let reachable = Set(order)
+
+    // Which fake each read the named services lead to has, the last one given winning.
+    var fakeOfRead: [Int: ServiceLifecycleReplacement] = [:]
+    for (root, fake) in fakes {
+      var faked = Self.onlyRead(of: root, in: reads).map { [$0] } ?? []
+      if let object = Self.object(root.value as? any LifecycleService) {
+        faked += reads.indices.filter { Self.object(lifecycles[$0]) == object }
+      }
+      let applied = faked.filter(reachable.contains)
+      for read in applied { fakeOfRead[read] = fake }
+      if applied.isEmpty, required.contains(fake.id) {
+        let names = root.reads.map { reads[$0].name }
+        let name = names.isEmpty ? "\(type(of: root.value))" : names.joined(separator: ", ")
+        failures.append(
+          ServiceFailure(
+            service: name, path: [name],
+            reason: .unusedFake(
+              fake.name, started: named.map(\.name).joined(separator: ", "))))
       }
     }
 
@@ -69,20 +96,34 @@ struct ServicePlan: Sendable {
     var candidates: [Candidate] = []
     var serviceOfRead: [Int?] = Array(repeating: nil, count: reads.count)
     var byIdentity: [Identity: Int] = [:]
-    for read in reads.indices {
-      guard let lifecycle = lifecycles[read] else { continue }
-      let identity =
-        Self.object(originals[read]).map(Identity.object) ?? .read(reads[read].identity)
-      if let known = byIdentity[identity] {
-        serviceOfRead[read] = known
-        continue
-      }
+    func candidate(_ identity: Identity, _ make: () -> Candidate) -> Int {
+      if let known = byIdentity[identity] { return known }
       byIdentity[identity] = candidates.count
-      serviceOfRead[read] = candidates.count
-      candidates.append(
-        Candidate(
-          name: reads[read].name, read: read, root: nil, lifecycle: lifecycle,
-          value: originals[read], identity: identity))
+      candidates.append(make())
+      return candidates.count - 1
+    }
+    for read in reads.indices where reachable.contains(read) {
+      let original = lifecycles[read]
+      let identity = Self.object(original).map(Identity.object) ?? .read(reads[read].identity)
+      let name = reads[read].name
+      if let fake = fakeOfRead[read] {
+        let kept = fake.keepsService ? original : nil
+        let real = kept.map { kept in
+          candidate(identity) {
+            Candidate(name: name, read: read, lifecycle: kept, value: kept, identity: identity)
+          }
+        }
+        serviceOfRead[read] = candidate(.fake(fake.id, of: identity)) {
+          Candidate(
+            name: name, read: read, lifecycle: fake.make(), value: original,
+            identity: .fake(fake.id, of: identity), standsBefore: real)
+        }
+      } else if let original {
+        serviceOfRead[read] = candidate(identity) {
+          Candidate(
+            name: name, read: read, lifecycle: original, value: original, identity: identity)
+        }
+      }
     }
     for service in named {
       let root = service.root
@@ -110,15 +151,13 @@ struct ServicePlan: Sendable {
                 + "accessor, an entry or a derived value.")))
         continue
       }
-      if byIdentity[.object(object)] != nil { continue }
-      byIdentity[.object(object)] = candidates.count
-      candidates.append(
+      _ = candidate(.object(object)) {
         Candidate(
-          name: service.name, read: nil, root: root, lifecycle: value, value: value,
-          identity: .object(object)))
+          name: service.name, root: root, lifecycle: value, value: value,
+          identity: .object(object))
+      }
     }
 
-    let order = Self.inputsFirst(reads, from: named.flatMap(\.root.reads))
     // The nearest services below each read, and whether it was built from defaults alone.
     var nearest: [Set<Int>] = Array(repeating: [], count: reads.count)
     var defaultsOnly: [Bool] = Array(repeating: false, count: reads.count)
@@ -137,13 +176,19 @@ struct ServicePlan: Sendable {
     let paths = Self.paths(reads, named: named)
 
     var dependencies: [Set<Int>] = candidates.map { candidate in
-      if let read = candidate.read { return nearest[read] }
+      if let read = candidate.read {
+        return nearest[read].union(candidate.standsBefore.map { [$0] } ?? [])
+      }
       return candidate.root.map { root in
         root.reads.reduce(into: Set<Int>()) { found, read in
           if let service = serviceOfRead[read] { found.insert(service) }
           found.formUnion(nearest[read])
         }
       } ?? []
+    }
+    // One instance read in several places reads what each of those reads read.
+    for read in order {
+      if let service = serviceOfRead[read] { dependencies[service].formUnion(nearest[read]) }
     }
     for index in dependencies.indices { dependencies[index].remove(index) }
 
@@ -184,18 +229,35 @@ struct ServicePlan: Sendable {
           lifecycle: candidate.lifecycle, value: candidate.value, identity: candidate.identity,
           dependencies: dependencies[position].compactMap { placed[$0] }.sorted(),
           isFromDefaultsOnly: candidate.read.map { defaultsOnly[$0] }
-            ?? (candidate.root?.reads.allSatisfy { defaultsOnly[$0] } ?? false)))
+            ?? (candidate.root?.reads.allSatisfy { defaultsOnly[$0] } ?? false),
+          isListed: candidate.standsBefore == nil))
     }
   }
 
   /// A service found, before it is placed.
   private struct Candidate {
     let name: String
-    let read: Int?
-    let root: ServiceReads.Root?
+    var read: Int?
+    var root: ServiceReads.Root?
     let lifecycle: any LifecycleService
     let value: (any LifecycleService)?
     let identity: Identity
+    /// For a fake in front of the service itself: the service's candidate, which it reads.
+    var standsBefore: Int?
+
+    init(
+      name: String, read: Int? = nil, root: ServiceReads.Root? = nil,
+      lifecycle: any LifecycleService, value: (any LifecycleService)?, identity: Identity,
+      standsBefore: Int? = nil
+    ) {
+      self.name = name
+      self.read = read
+      self.root = root
+      self.lifecycle = lifecycle
+      self.value = value
+      self.identity = identity
+      self.standsBefore = standsBefore
+    }
   }
 
   /// The one value a key path read first-hand, if it read one.

@@ -1,7 +1,9 @@
 import Synchronization
 
-/// One start of a node's services: it claims them, starts those it owns in the plan's order,
-/// concurrently where they are independent, and stops them in reverse.
+/// One start of a node's services: it claims them all in the registry, starts those whose turn
+/// it is to start in the plan's order, concurrently where they are independent, and waits for
+/// the others to run; its stop releases them, and stops those that nothing uses any more, each
+/// after what reads it.
 final class ServiceRun: Sendable {
   let node: EnvironmentNode
   let plan: ServicePlan
@@ -9,20 +11,20 @@ final class ServiceRun: Sendable {
   private let stopTimeout: Duration
   private let clock: any Clock<Duration>
   private let reporter: IssueReporter
-  /// Tells this run from every other, for the services it borrows.
+  /// Tells this run from every other, in the registry.
   private let number: UInt64
+  private let registry = ServiceRegistry.shared
 
   private enum Phase {
-    case idle
-    case starting
-    case running
-    case stopping
-    case stopped
+    /// Not claimed yet, or the claim failed.
+    case unclaimed
+    /// Its services are claimed: a stop releases them.
+    case claimed
+    case released
   }
 
   private struct State {
-    var phase = Phase.idle
-    var claims: [ServiceRegistry.Claim] = []
+    var phase = Phase.unclaimed
     /// The services this run started, in the order their starts returned.
     var started: [Int] = []
   }
@@ -45,14 +47,16 @@ final class ServiceRun: Sendable {
 
   /// The names of the services this run started, in the order they started.
   var startedNames: [String] {
-    state.withLock { state in state.started.map { plan.services[$0].name } }
+    state.withLock { state in
+      state.started.filter { plan.services[$0].isListed }.map { plan.services[$0].name }
+    }
   }
 
   private enum Outcome: Sendable {
-    case started
+    /// It runs: started by this run, or by another.
+    case running(startedHere: Bool)
     case failed(any Error)
     case cancelled
-    case ownerFailed(String)
   }
 
   /// Starts the plan's services, each once every service it reads runs, and returns the
@@ -60,22 +64,14 @@ final class ServiceRun: Sendable {
   /// stops what it started, in reverse. A service in `skipping`, and every one that reads it,
   /// is not started.
   func start(continuingAfterFailure: Bool, skipping: Set<Int> = []) async -> [ServiceFailure] {
-    let claims: [ServiceRegistry.Claim]
-    switch ServiceRegistry.shared.claim(plan, node: node, run: number, at: callSite) {
-    case .failure(let running):
-      let names = plan.services.map(\.name)
+    if let running = registry.claim(plan, node: node, run: number, at: callSite) {
       return [
         ServiceFailure(
-          service: names.joined(separator: ", "), path: [],
+          service: plan.services.map(\.name).joined(separator: ", "), path: [],
           reason: .alreadyRunning(running.startedAt.description))
       ]
-    case .success(let granted):
-      claims = granted
     }
-    state.withLock { state in
-      state.claims = claims
-      state.phase = .starting
-    }
+    state.withLock { $0.phase = .claimed }
 
     let services = plan.services
     var readers: [[Int]] = Array(repeating: [], count: services.count)
@@ -87,17 +83,12 @@ final class ServiceRun: Sendable {
     var ended = Array(repeating: false, count: services.count)
     var failures: [ServiceFailure] = []
     var halted = false
-    let node = node
     await withTaskGroup(of: (Int, Outcome).self) { group in
       var inFlight = 0
       while true {
         if !halted {
           for index in ready {
-            let lifecycle = services[index].lifecycle
-            let claim = claims[index]
-            group.addTask {
-              (index, await Self.start(lifecycle, claim: claim, in: node))
-            }
+            group.addTask { (index, await self.start(index)) }
           }
           inFlight += ready.count
           ready = []
@@ -107,8 +98,8 @@ final class ServiceRun: Sendable {
         ended[index] = true
         let service = services[index]
         switch outcome {
-        case .started:
-          if case .owned = claims[index] { state.withLock { $0.started.append(index) } }
+        case .running(let startedHere):
+          if startedHere { state.withLock { $0.started.append(index) } }
           for reader in readers[index] {
             remaining[reader] -= 1
             if remaining[reader] == 0, !skipping.contains(reader) { ready.append(reader) }
@@ -117,10 +108,6 @@ final class ServiceRun: Sendable {
         case .failed(let error):
           failures.append(
             ServiceFailure(service: service.name, path: service.path, reason: .startFailed(error)))
-        case .ownerFailed(let owner):
-          failures.append(
-            ServiceFailure(
-              service: service.name, path: service.path, reason: .dependencyFailed(owner)))
         case .cancelled:
           // Cancelled by this run, after another failed: not a failure of its own.
           if halted { continue }
@@ -141,61 +128,53 @@ final class ServiceRun: Sendable {
             service: services[index].name, path: services[index].path, reason: .startCancelled))
       }
     }
-    // What this run owns and never started: its readers elsewhere learn it will not run.
-    let started = state.withLock { Set($0.started) }
-    for (index, claim) in claims.enumerated() where !started.contains(index) {
-      guard case .owned(let registration) = claim else { continue }
-      registration.finishStarting(succeeded: false)
-      _ = ServiceRegistry.shared.remove(services[index].identity, registration)
-    }
-    state.withLock { $0.phase = .running }
     if !failures.isEmpty, !continuingAfterFailure {
       failures += await stop()
     }
     return failures
   }
 
-  /// Starts one service this run owns, or waits for one it borrows to run.
-  private static func start(
-    _ lifecycle: any LifecycleService, claim: ServiceRegistry.Claim, in node: EnvironmentNode
-  ) async -> Outcome {
-    switch claim {
-    case .owned(let registration):
-      do {
-        try await node.withCurrent { try await lifecycle.start() }
-        registration.finishStarting(succeeded: true)
-        return .started
-      } catch {
-        return Task.isCancelled ? .cancelled : .failed(error)
-      }
-    case .borrowed(let registration):
-      do {
-        try await registration.waitUntilRunning()
-        return .started
-      } catch is ServiceRegistration.NotStarted {
-        return .ownerFailed(registration.owner)
-      } catch {
-        return .cancelled
-      }
+  /// Waits for this run's turn with a service, and starts it if the turn is this run's.
+  private func start(_ index: Int) async -> Outcome {
+    let service = plan.services[index]
+    let turn: ServiceTurn
+    do {
+      turn = try await registry.turn(of: service.identity, for: number)
+    } catch {
+      return .cancelled
+    }
+    guard turn == .start else { return .running(startedHere: false) }
+    guard !Task.isCancelled else {
+      registry.startEnded(service.identity, by: number)
+      return .cancelled
+    }
+    do {
+      let lifecycle = service.lifecycle
+      try await node.withCurrent { try await lifecycle.start() }
+      registry.started(service.identity, by: number)
+      return .running(startedHere: true)
+    } catch {
+      registry.startEnded(service.identity, by: number)
+      // Its own error, whatever happened meanwhile; a cancellation only if it was cancelled.
+      return error is CancellationError && Task.isCancelled ? .cancelled : .failed(error)
     }
   }
 
-  /// Stops the services this run started, in reverse, each bounded by the stop timeout, and
-  /// gives back those it borrowed; returns the failures. Only the first call stops anything.
+  /// Releases the services of this run and stops those that nothing uses any more, each after
+  /// every service that reads it, one at a time, each bounded by the stop timeout; returns the
+  /// failures. Only the first call stops anything.
   func stop() async -> [ServiceFailure] {
-    let taken = state.withLock { state -> (claims: [ServiceRegistry.Claim], started: [Int])? in
-      guard case .running = state.phase else { return nil }
-      state.phase = .stopping
-      defer { state.started = [] }
-      return (state.claims, state.started)
+    let claimed = state.withLock { state in
+      guard case .claimed = state.phase else { return false }
+      state.phase = .released
+      return true
     }
-    guard let (claims, started) = taken else { return [] }
-    for case .borrowed(let registration) in claims { registration.giveBack(by: number) }
+    guard claimed else { return [] }
+    var candidates = registry.release(number)
     var failures: [ServiceFailure] = []
-    let node = node
-    for index in started.reversed() {
-      let service = plan.services[index]
-      let lifecycle = service.lifecycle
+    while let (identity, registered) = registry.beginNextStop(among: &candidates, by: number) {
+      let service = registered.service
+      let (lifecycle, node) = (service.lifecycle, registered.node)
       let outcome = await BoundedCall.run(timeout: stopTimeout, clock: clock) {
         try await node.withCurrent { try await lifecycle.stop() }
       }
@@ -209,26 +188,19 @@ final class ServiceRun: Sendable {
           ServiceFailure(
             service: service.name, path: service.path, reason: .stopTimedOut(after: stopTimeout)))
       }
-      let borrowers = ServiceRegistry.shared.remove(service.identity, claims[index].registration)
-      if !borrowers.isEmpty {
-        report(
-          "\(service.name) was stopped with the services of \(node) while the services of "
-            + "\(borrowers.joined(separator: ", ")) still read it. Stop the services of a "
-            + "subtree before those of the node above it.")
-      }
+      candidates.formUnion(registry.stopEnded(identity, by: number))
     }
-    ServiceRegistry.shared.release(node)
-    state.withLock { $0.phase = .stopped }
+    registry.release(node)
     return failures
   }
 
   /// Stops the services if they still run, reporting that nobody did: their handle is gone.
-  /// A run that started nothing of its own (it borrowed every service) still gives back what it
-  /// borrowed and frees its node for another start, without a report.
+  /// A run that started nothing of its own (it read every service) still releases them and
+  /// frees its node for another start, without a report.
   func abandon() {
     let running = state.withLock { state -> [String]? in
-      guard case .running = state.phase else { return nil }
-      return state.started.map { plan.services[$0].name }
+      guard case .claimed = state.phase else { return nil }
+      return state.started.filter { plan.services[$0].isListed }.map { plan.services[$0].name }
     }
     guard let running else { return }
     if !running.isEmpty {

@@ -10,6 +10,9 @@ extension EnvironmentOverride {
   /// }
   /// ```
   ///
+  /// A fake is a service of its own: a node above the test's that runs the real service does
+  /// not lend it, and never reads the fake.
+  ///
   /// - Parameters:
   ///   - service: The service, as the test's node reads it.
   ///   - error: What its start throws.
@@ -17,7 +20,7 @@ extension EnvironmentOverride {
   public static func startFails(
     _ service: PartialKeyPath<EnvironmentValues> & Sendable, throwing error: any Error
   ) -> Self {
-    replacing(service) { _ in FakeLifecycle(starting: { throw error }) }
+    faking(service, as: "startFails") { FakeLifecycle(starting: { throw error }) }
   }
 
   /// Makes a service's start wait until it is cancelled, as a database that never answers
@@ -31,12 +34,13 @@ extension EnvironmentOverride {
   /// - Parameter service: The service, as the test's node reads it.
   /// - Returns: The override.
   public static func startHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
-    replacing(service) { _ in FakeLifecycle(starting: FakeLifecycle.waitUntilCancelled) }
+    faking(service, as: "startHangs") { FakeLifecycle(starting: FakeLifecycle.waitUntilCancelled) }
   }
 
   /// Makes a service's stop wait until it is cancelled, as a connection that never closes
-  /// does: its stop timeout passes, and is reported. The service itself starts as it always
-  /// does, so the test runs with it; its own stop is not called.
+  /// does: its stop timeout passes, and is reported. The service itself starts and stops as it
+  /// always does, so the test runs with it: the stop that hangs comes before its own, which
+  /// follows once the hanging one is cancelled.
   ///
   /// ```swift
   /// let clock = TestClock()
@@ -48,20 +52,19 @@ extension EnvironmentOverride {
   /// - Parameter service: The service, as the test's node reads it.
   /// - Returns: The override.
   public static func stopHangs(_ service: PartialKeyPath<EnvironmentValues> & Sendable) -> Self {
-    replacing(service) { own in
-      FakeLifecycle(
-        starting: { try await own?.start() }, stopping: FakeLifecycle.waitUntilCancelled)
+    faking(service, as: "stopHangs", keepingService: true) {
+      FakeLifecycle(stopping: FakeLifecycle.waitUntilCancelled)
     }
   }
 
-  private static func replacing(
-    _ service: PartialKeyPath<EnvironmentValues> & Sendable,
-    with lifecycle: @escaping @Sendable ((any LifecycleService)?) -> FakeLifecycle
+  private static func faking(
+    _ service: PartialKeyPath<EnvironmentValues> & Sendable, as name: String,
+    keepingService: Bool = false, with lifecycle: @escaping @Sendable () -> FakeLifecycle
   ) -> Self {
-    .configure { values in
-      values.serviceLifecycleReplacements.append(
-        ServiceLifecycleReplacement(service: service, replace: lifecycle))
-    }
+    // Made once, so that every node the override is applied to has the same fake.
+    let fake = ServiceLifecycleReplacement(
+      service: service, name: name, keepsService: keepingService, make: lifecycle)
+    return .configure { values in values.serviceLifecycleReplacements.append(fake) }
   }
 }
 

@@ -20,14 +20,16 @@ import Testing
 ///
 /// A start that fails is thrown, as `ServiceError`, before the body runs: it fails the
 /// test with a message that names the service and its path, or a test that expects it catches
-/// it (`#expect(throws: ServiceError.self)`). A stop that fails or outlives `stopTimeout` is
+/// it (`#expect(throws: ServiceError.self)`). So is a fake in `overrides` for a service that
+/// none of `services` leads to, which would apply to nothing. A stop that fails or outlives `stopTimeout` is
 /// recorded as an issue of the test, naming the service, after the body's own outcome.
 ///
 /// - Parameters:
 ///   - services: The services to start, as key paths into the environment.
 ///   - overrides: The values the test overrides, fakes of services among them
 ///     (``EnvironmentOverride/startFails(_:throwing:)``, ``EnvironmentOverride/stopHangs(_:)``).
-///   - stopTimeout: How long each stop may take before it is cancelled and reported.
+///   - stopTimeout: How long each stop may take before it is cancelled and reported: a
+///     positive duration.
 ///   - clock: The clock the stop timeout runs on: a ``TestClock`` to move it by hand.
 ///   - fileID: The call site; leave the default.
 ///   - filePath: The call site's path; leave the default.
@@ -46,11 +48,14 @@ public func withRunningServices<Result>(
   isolation: isolated (any Actor)? = #isolation,
   operation body: () async throws -> Result
 ) async throws -> Result {
+  let inherited = Set(EnvironmentNode.current[\.serviceLifecycleReplacements].map(\.id))
   let node = testNode(overrides, fileID: fileID, line: line)
   let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+  // The fakes given here must apply to these services; those of an enclosing scope need not.
+  let fakes = node[\.serviceLifecycleReplacements].map(\.id).filter { !inherited.contains($0) }
   let running = try await node.startServices(
-    services, stopTimeout: stopTimeout, clock: clock, fileID: fileID, filePath: filePath,
-    line: line, column: column)
+    services, stopTimeout: stopTimeout, clock: clock, at: callSite,
+    requiringFakes: Set(fakes))
   let outcome: Swift.Result<Result, any Error>
   do {
     outcome = .success(try await node.withCurrent { try await body() })
