@@ -16,12 +16,13 @@
 #
 # Every server keeps its notes in a database of its own, the same kind for all four: a fresh
 # SQLite file each round, or, with LOAD_POSTGRES_URL, a fresh PostgreSQL database on that server
-# (made and dropped with psql). No database URL is ever on a command line: the servers get theirs
-# in NOTES_STORE, psql its parts in libpq's PGHOST, PGUSER, PGPASSWORD… variables. Each round starts the four servers afresh on four ports, seeds
+# (made and dropped with psql), in a build with the PostgreSQL trait. No database URL is ever on
+# a command line: the servers get theirs in NOTES_STORE, psql its parts in libpq's PGHOST,
+# PGUSER, PGPASSWORD… variables. Each round starts the four servers afresh on four ports, seeds
 # and warms them up, then runs wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes)
 # and a write route (POST /notes) of each, the four variants back to back on each route, the
-# first of them rotating from round to round. The machine is shared, so a sample says little alone: every
-# sample is printed, and the table gives the median of each variant and the median of the
+# first of them rotating from round to round. The machine is shared, so a sample says little
+# alone: every sample is printed, and the table gives the median of each variant and the median of the
 # per-round ratios, each ratio taken between two samples seconds apart. Besides wrk's requests
 # per second and 99th percentile, it reports the server's CPU time per request (user + system,
 # from /proc), which other processes on the machine disturb far less than they disturb
@@ -79,11 +80,16 @@ if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   apt-get install -y --no-install-recommends wrk curl
 fi
 
-echo "==> building the three variants (release)"
+# The PostgreSQL store is built only with the PostgreSQL trait (Package.swift).
+build_options=(-c release)
+if [[ -n "$postgres_url" ]]; then
+  build_options+=(--traits PostgreSQL)
+fi
+echo "==> building the three variants (release${postgres_url:+, with the PostgreSQL trait})"
 for product in NotesServer NotesServerWithDependencies NotesServerByHand; do
-  swift build -c release --product "$product"
+  swift build "${build_options[@]}" --product "$product"
 done
-bin_path=$(swift build -c release --show-bin-path)
+bin_path=$(swift build "${build_options[@]}" --show-bin-path)
 
 work=$(mktemp -d)
 readonly clock_ticks=$(getconf CLK_TCK)

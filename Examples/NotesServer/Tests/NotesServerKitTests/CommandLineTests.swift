@@ -131,6 +131,29 @@ struct CommandLineTests {
     }
   }
 
+  #if !PostgreSQL
+    /// A build without the PostgreSQL trait refuses a PostgreSQL URL before anything starts,
+    /// and says how to build one that takes it.
+    @Test func aBuildWithoutPostgreSQLSaysHowToGetIt() async throws {
+      let server = try ServerProcess(store: "postgres://notes@127.0.0.1/notes")
+      let status = await server.exitStatus(within: .seconds(20))
+      #expect(status == 64, "\(server.printed)")
+      #expect(
+        server.printed.contains(
+          "this NotesServer was built without the PostgreSQL store"), "\(server.printed)")
+      #expect(server.printed.contains("swift run --traits PostgreSQL NotesServer"))
+    }
+
+    /// A PostgreSQL server named for the tests is not passed over in silence by a build that
+    /// cannot use it.
+    @Test func aPostgreSQLServerForTheTestsNeedsTheTrait() {
+      let advice = "run the tests with --traits PostgreSQL, as test-both-stores.sh does"
+      #expect(
+        StoreKind.postgresURL == nil,
+        "NOTES_TEST_POSTGRES_URL is set, but this build has no PostgreSQL store: \(advice)")
+    }
+  #endif
+
   /// A quarter of the limit, at least 32, stays for the server's own files; never less than
   /// one connection.
   @Test(arguments: [(16, 1), (64, 32), (256, 192), (1_024, 768), (1_048_576, 786_432)])

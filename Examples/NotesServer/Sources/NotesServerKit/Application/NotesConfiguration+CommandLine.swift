@@ -53,8 +53,10 @@ extension NotesConfiguration {
       --store LOCATION           where the notes live: the path of an SQLite file, created if
                                  missing, for its owner only (default notes.sqlite; not
                                  :memory: or a file: URI, which SQLite would not keep), or a
-                                 PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE;
-                                 NOTES_STORE, which keeps a password off the command line
+                                 PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE,
+                                 in a build with the PostgreSQL trait (swift run --traits
+                                 PostgreSQL NotesServer); NOTES_STORE, which keeps a password
+                                 off the command line
       --port PORT                the TCP port to listen on, on 127.0.0.1 (default 8080; 0
                                  picks a free one); NOTES_PORT
       --log-level LEVEL          trace, debug, info, notice, warning, error or critical

@@ -35,7 +35,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .sqlite(let path): "SQLite file \(path)"
     case .postgres(let url):
-      if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") {
+      if let at = url.lastIndex(of: "@"), let scheme = url.firstRange(of: "://") {
         "PostgreSQL \(url[..<scheme.upperBound])…\(url[at...])"
       } else {
         "PostgreSQL"
@@ -66,16 +66,28 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
   ///   - startTimeout: How long the store may take to start.
   ///   - logger: Where the store's driver logs.
   /// - Returns: The store.
-  /// - Throws: ``StoreLocationError`` for a PostgreSQL URL the store cannot use.
+  /// - Throws: ``StoreLocationError`` for a PostgreSQL URL the store cannot use, or in a build
+  ///   without the PostgreSQL trait.
   public func makeStore(
     startTimeout: Duration, logger: Logger
   ) throws(StoreLocationError) -> any NotesStore {
     switch self {
-    case .sqlite(let path): SQLiteNotesStore(path: path, logger: logger)
+    case .sqlite(let path): return SQLiteNotesStore(path: path, logger: logger)
     case .postgres(let url):
-      try PostgresNotesStore(url: url, startTimeout: startTimeout, logger: logger)
+      #if PostgreSQL
+        return try PostgresNotesStore(url: url, startTimeout: startTimeout, logger: logger)
+      #else
+        _ = url
+        throw StoreLocationError(description: Self.withoutPostgreSQL)
+      #endif
     }
   }
+
+  /// What a build without the PostgreSQL trait says of a PostgreSQL URL.
+  static let withoutPostgreSQL =
+    "this NotesServer was built without the PostgreSQL store, to keep postgres-nio and its TLS"
+    + " and cryptography out of the default build: build it with the PostgreSQL trait,"
+    + " swift run --traits PostgreSQL NotesServer --store postgres://…"
 }
 
 /// A store location the server cannot use, and why.
