@@ -6,6 +6,7 @@ import PackageDescription
 // This is a package of its own so that nothing the example needs ever reaches a user of Milieu:
 // the root package stays free of dependencies. Run it from this directory:
 //
+//     swift build                           # once; .build/debug/NotesServer then starts at once
 //     swift run NotesServer --port 8080     # the server, Milieu's per-request nodes, on SQLite
 //     swift run --traits PostgreSQL NotesServer --store postgres://…   # or on PostgreSQL
 //     swift run NotesServerByHand           # the same server, services passed by hand
@@ -24,7 +25,8 @@ let package = Package(
   platforms: [.macOS(.v15)],
   // The default build keeps its notes in SQLite and compiles no TLS or cryptography; the
   // PostgreSQL store is a trait, `swift build --traits PostgreSQL`, since postgres-nio brings
-  // swift-crypto and swift-nio-ssl, each with its own copy of BoringSSL: about 800 C files.
+  // swift-crypto and swift-nio-ssl, each with its own copy of BoringSSL (772 C and assembly
+  // files between them).
   traits: [
     .trait(
       name: "PostgreSQL",
