@@ -20,11 +20,17 @@ struct HandStartedStoreTests {
       await #expect(throws: NotesStoreError.self, "it is open before the adapter starts it") {
         try await store.count()
       }
-      let service = HandStartedStore.around(
-        ServerStandIn { #expect(try await store.count() == 0) }, store: store)
-      try await service.run()
-      let error = await #expect(throws: NotesStoreError.self) { try await store.count() }
-      #expect(error?.reason.contains("not open") == true, "\(String(describing: error))")
+      let server = ServerStandIn {
+        let count = try await store.count()
+        #expect(count == 0)
+      }
+      try await HandStartedStore.around(server, store: store).run()
+      do throws(NotesStoreError) {
+        _ = try await store.count()
+        Issue.record("the store is open after the server returned")
+      } catch {
+        #expect(error.reason.contains("start it first, or it was stopped"), "\(error)")
+      }
     }
   }
 
