@@ -132,16 +132,17 @@ struct CommandLineTests {
   }
 
   #if !PostgreSQL
-    /// A build without the PostgreSQL trait refuses a PostgreSQL URL before anything starts,
-    /// and says how to build one that takes it.
+    /// A build without the PostgreSQL trait refuses a PostgreSQL URL before anything starts or
+    /// is logged, names where the URL came from, and says how to build a server that takes it.
     @Test func aBuildWithoutPostgreSQLSaysHowToGetIt() async throws {
       let server = try ServerProcess(store: "postgres://notes@127.0.0.1/notes")
       let status = await server.exitStatus(within: .seconds(20))
       #expect(status == 64, "\(server.printed)")
       #expect(
-        server.printed.contains(
-          "this NotesServer was built without the PostgreSQL store"), "\(server.printed)")
-      #expect(server.printed.contains("swift run --traits PostgreSQL NotesServer"))
+        server.printed.hasPrefix(
+          "error: this NotesServer was built without the PostgreSQL store"), "\(server.printed)")
+      #expect(server.printed.contains("swift build --traits PostgreSQL"), "\(server.printed)")
+      #expect(server.printed.contains("NotesServer (--store)\n"), "\(server.printed)")
     }
 
     /// A PostgreSQL server named for the tests is not passed over in silence by a build that

@@ -281,13 +281,18 @@ extension NotesConfiguration {
       // Every line logged in a request carries its id and user, read from the request's node.
       var logger = Logger(label: "NotesServer", metadataProvider: .notesRequest)
       logger.logLevel = configuration.logLevel
+      let store: any NotesStore
+      do {
+        store = try configuration.store.makeStore(
+          startTimeout: configuration.startTimeout, logger: logger)
+      } catch {
+        throw CommandLineError(description: "\(error) (\(parsed.sources["store"] ?? .default))")
+      }
       logger.info(
         """
         open-file limit \(fileLimit.soft) (was \(initialFileLimit.soft), hard limit \
         \(fileLimit.hard)): at most \(configuration.maximumConnections) connections at once
         """)
-      let store = try configuration.store.makeStore(
-        startTimeout: configuration.startTimeout, logger: logger)
       return (configuration, logger, store)
     } catch {
       let message = "error: \(error)\n\n\(usage)\n"

@@ -85,9 +85,10 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
 
   /// What a build without the PostgreSQL trait says of a PostgreSQL URL.
   static let withoutPostgreSQL =
-    "this NotesServer was built without the PostgreSQL store, to keep postgres-nio and its TLS"
-    + " and cryptography out of the default build: build it with the PostgreSQL trait,"
-    + " swift run --traits PostgreSQL NotesServer --store postgres://…"
+    "this NotesServer was built without the PostgreSQL store, which keeps postgres-nio and its"
+    + " TLS and cryptography out of the default build: build one with the PostgreSQL trait,"
+    + " swift build --traits PostgreSQL, or start it with swift run --traits PostgreSQL"
+    + " NotesServer"
 }
 
 /// A store location the server cannot use, and why.
