@@ -64,7 +64,7 @@ struct SQLiteNotesStoreTests {
   /// before anything opens: the store keeps notes in a file, as its path promises.
   @Test(arguments: [":memory:", "file:notes.sqlite", "file::memory:?cache=shared", ""])
   func aNameSQLiteWouldNotTakeAsAPathIsRefused(path: String) async throws {
-    let store = SQLiteNotesStore(path: path)
+    let store = SQLiteNotesStore(path: path, logger: TestStore.quiet)
     do {
       try await store.start()
       await store.stop()
