@@ -173,3 +173,35 @@ extension EnvironmentValues {
   }
   var stamped: String { self[Self.stamped] }
 }
+
+/// Counts the reads of a key path by change streams.
+private let unrelatedReads = Atomic<Int>(0)
+
+extension EnvironmentValues {
+  /// `retries`, counting its reads.
+  fileprivate var retriesReadByAStream: Int {
+    unrelatedReads.add(1, ordering: .relaxed)
+    return retries
+  }
+}
+
+extension ChangeStreamTests {
+  /// A write reaches the streams of its node's subtree, found through the streams themselves:
+  /// a stream deep below sees it, and one on another tree is not asked to read again. Before,
+  /// a write with any stream alive listed its whole subtree under its locks, by identifiers of
+  /// nodes it no longer held.
+  @Test func aWriteReachesTheStreamsBelowItAndNoOther() async {
+    let app = EnvironmentNode("app")
+    var leaf = app
+    for depth in 0..<100 { leaf = leaf.child("level \(depth)") }
+    let other = EnvironmentNode("other")
+    var below = leaf.changes(of: \.retries).makeAsyncIterator()
+    let elsewhere = other.changes(of: \.retriesReadByAStream)
+    #expect(await below.next() == 3)
+    let readsBefore = unrelatedReads.load(ordering: .relaxed)
+    app.set(\.retries, to: 4)
+    #expect(await below.next() == 4)
+    #expect(unrelatedReads.load(ordering: .relaxed) == readsBefore)
+    withExtendedLifetime(elsewhere) {}
+  }
+}

@@ -235,33 +235,23 @@ private typealias Derived = EnvironmentValues.Derived
     #expect(torn.load(ordering: .relaxed) == 0)
   }
 
-  /// A write carries a frame's derived values forward under its node locks, from a copy of the
-  /// frame's table. If another thread's build replaces a value in that table meanwhile, the copy
-  /// holds the replaced value's last reference: the write must hand it back to be released
-  /// after its locks, never release it under them. Before, it did (CI's thread-sanitizer run
-  /// stopped on "a derived value is released while holding 1 of Milieu's locks").
-  @Test func aValueReplacedWhileAWriteCarriesItsTableIsReleasedAfterTheWrite() throws {
+  /// A write evicts from a node's cache, under its node locks, the values built from what it
+  /// replaced: it hands each back to be released after its locks, never releases one under them.
+  @Test func aValueAWriteEvictsIsReleasedAfterTheWrite() throws {
     let fixture = DerivedAnchorTests.Fixture()
     let node = EnvironmentNode("root").child("node") { $0[fixture.deep] = 1 }
-    let other = EnvironmentNode("root").child("other") { $0[fixture.deep] = 2 }
     weak let first = node.values[fixture.service]
-    _ = other.values[fixture.service]
-    /// The table of derived values kept with a node's own frame.
-    func table(of node: EnvironmentNode) throws -> DerivedCellTable {
-      let own = try #require(node.withLockedState { state, _ in state.own })
-      return try #require(DerivedCellTable.of(own, creating: false))
-    }
-    let second = try #require(try table(of: other).cell(for: fixture.service.derivation))
-    let table = try table(of: node)
+    let cache = try #require(node.withLockedState { state, _ in state.own?.cache })
+    #expect(cache.cell(for: fixture.service.derivation) != nil)
     let deep = ObjectIdentifier(fixture.deep)
     let input = Stamped(key: deep, stamp: node.values.stamp(of: deep))
-    var replaced: Set<Stamped> = [input]
-    var released: [Any] = []
-    let carried = table.carried(past: &replaced, released: &released) as? DerivedCellTable
-    #expect(carried?.builtCells.isEmpty == true)
-    // The build on the other thread, as it keeps its value where the first one was.
-    _ = table.keep(second)
-    #expect(first != nil, "the copy the write looked at keeps the replaced value")
+    var released: [DerivedCell] = []
+    var replaced = ReplacedWrites()
+    replaced.insert(input)
+    let before = cache.generation
+    #expect(cache.evict(&replaced, into: &released) == before + 1)
+    #expect(cache.cell(for: fixture.service.derivation) == nil)
+    #expect(first != nil, "what the write hands back keeps the evicted value")
     released.removeAll()
     #expect(first == nil, "released with what the write handed back")
   }

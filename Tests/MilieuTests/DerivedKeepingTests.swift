@@ -8,6 +8,17 @@ import Testing
 /// for how long: through writes made while it is built, through frames whose addresses come
 /// back, and no longer than the writes it was built from.
 @Suite struct DerivedKeepingTests {
+  /// A node named `name` whose client is named so too, and the log of the builds it reads.
+  static func node(_ name: String) -> (EnvironmentNode, BuildLog) {
+    let log = BuildLog()
+    let node = EnvironmentNode(name)
+    node.update {
+      $0.buildLog = log
+      $0.client = Client(name: name)
+    }
+    return (node, log)
+  }
+
   /// A request whose frame is allocated where a freed request's was still finds the app's value
   /// current: one set of inputs has one live value.
   @Test func aFrameAtAFreedFramesAddressFindsTheValueKeptForItsInputs() {
@@ -84,12 +95,7 @@ import Testing
   /// A derived value read inside an update's body leaves the values kept with the node before
   /// the update where they were: none of them is built again.
   @Test func aValueReadInsideAnUpdateKeepsTheNodesOtherValues() {
-    let log = BuildLog()
-    let node = EnvironmentNode("node")
-    node.update {
-      $0.buildLog = log
-      $0.client = Client(name: "node")
-    }
+    let (node, log) = Self.node("node")
     let kept = node[\.repository]
     let byRatio = EnvironmentValues.Derived { values in
       values.buildLog?.record("by ratio")
@@ -127,6 +133,83 @@ import Testing
     }
     #expect(built == nil)
     #expect(request.values[holder].client.name == "feature")
+  }
+}
+
+/// The three ways a value kept with a frame that writes replace went wrong (issue 40), each with
+/// the test that failed on it.
+extension DerivedKeepingTests {
+  /// A build that writes to its own node, replacing one of its inputs, delivers its value to
+  /// the read that asked, keeps it nowhere, and lets it go with that read: the node never holds
+  /// a value built from what it no longer sees.
+  @Test func aBuildThatSpansAWriteToItsInputKeepsNothingStale() {
+    let log = BuildLog()
+    let node = EnvironmentNode("node")
+    node.update {
+      $0.buildLog = log
+      $0.client = Client(name: "old")
+    }
+    let writer = FirstBuildWriter(node)
+    defer { writer.release() }
+    let holder = EnvironmentValues.Derived { values in
+      values.buildLog?.record("holder")
+      let holder = ClientHolder(client: values.client, retries: values.retries)
+      writer.once { $0.set(\.client, to: Client(name: "new")) }
+      return holder
+    }
+    weak var stale: ClientHolder?
+    do {
+      let first = node.values[holder]
+      #expect(first.client.name == "old")
+      stale = first
+    }
+    #expect(stale == nil, "the value built from the replaced client is freed with its read")
+    #expect(!node.treeDescription().contains("keeps derived"))
+    #expect(node.values[holder].client.name == "new")
+    #expect(log.count(of: "holder") == 2)
+  }
+
+  /// Values taken from a node, then a write to the node of a key the value does not read, then
+  /// a read from the values taken, then one from the node: one build, one value.
+  @Test func valuesTakenBeforeAWriteOfAnUnreadKeyShareTheNodesValue() {
+    let (node, log) = Self.node("node")
+    let taken = node.values
+    node.set(\.retries, to: 9)
+    let fromTaken = taken.repository
+    #expect(node[\.repository] === fromTaken)
+    #expect(log.count(of: "repository") == 1)
+  }
+
+  /// The same when the write is above the node.
+  @Test func valuesTakenBeforeAWriteAboveShareTheNodesValue() {
+    let log = BuildLog()
+    let app = EnvironmentNode("app")
+    app.set(\.buildLog, to: log)
+    let node = app.child("node") { $0.client = Client(name: "node") }
+    let taken = node.values
+    app.set(\.retries, to: 9)
+    let fromTaken = taken.repository
+    #expect(node[\.repository] === fromTaken)
+    #expect(log.count(of: "repository") == 1)
+  }
+
+  /// A child's closure that overrides an input, reads a value built from it and writes a key
+  /// twice, then the next child's closure on the thread, which overrides nothing: the second
+  /// child reads the app's value, built once.
+  @Test func aChildAfterAnotherChildsClosureOnItsThreadReadsTheAppsValue() {
+    let (app, log) = Self.node("app")
+    let kept = app[\.feed]
+    let first = app.child("first") { values in
+      values.client = Client(name: "first")
+      _ = values.feed
+      values.retries = 1
+      values.retries = 2
+    }
+    let second = app.child("second")
+    #expect(second[\.feed] === kept)
+    #expect(app[\.feed] === kept)
+    #expect(first[\.feed] !== kept)
+    #expect(log.count(of: "feed") == 2)
   }
 }
 

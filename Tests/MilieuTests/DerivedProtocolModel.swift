@@ -6,12 +6,11 @@ import Testing
 extension DerivedProtocolModelTests {
   // MARK: States
 
-  /// An own frame: its node's, and which of them. Generation 0 is the node's first; 1 is the
-  /// one the write gives it: the written node's new frame, or a descendant's frame reissued
-  /// because its table dropped a value.
+  /// An own frame: its node's, and which of them: the one the node has when the graph starts, or
+  /// the one the write gives it (while the update's body runs, its pending frame).
   struct Frame: Hashable {
     var node: Int
-    var generation: Int
+    var isNew = false
   }
 
   /// What a read finds for a key: the write, the depth of the node that made it, and its home.
@@ -21,27 +20,24 @@ extension DerivedProtocolModelTests {
     var home: Frame
   }
 
-  /// A reader's values: what it finds for each key written in them, and every own frame they
-  /// hold, its node's first (where a claim made before any anchor is learned gives tables).
+  /// A reader's values: what it finds for each key written in them.
   struct View: Hashable {
     var found: [String: Found] = [:]
-    var frames: [Frame] = []
 
     func stamp(of key: String) -> Int { found[key]?.stamp ?? 0 }
   }
 
-  /// A write of a key: what a table's successor leaves behind.
+  /// A write of a key: what a write evicts the values built from.
   struct Stamped: Hashable {
     var key: String
     var stamp: Int
   }
 
-  /// A `DerivedCellTable`: the cell kept for each derived value, and, once a write dropped one
-  /// of them, the table that took its place and the writes that one left behind.
-  struct Table: Hashable {
+  /// A `DerivedCache`: the cell kept for each derived value, and the generation that every write
+  /// reaching its node bumps.
+  struct Cache: Hashable {
     var cells: [Int: Int] = [:]
-    var successor: Int?
-    var leftBehind: Set<Stamped> = []
+    var generation = 0
   }
 
   /// A build and the cell it makes.
@@ -54,8 +50,10 @@ extension DerivedProtocolModelTests {
     var isClaimedAfterWrite: Bool
     /// The stamps the build read, once built.
     var inputs: [String: Int]?
-    /// The home of the nearest write the build read: the frame whose table keeps it.
-    var anchor: Frame?
+    /// The key of the nearest write the build read, and that write's home: the frame through
+    /// whose cache it is kept.
+    var anchor: String?
+    var home: Frame?
     /// The cell its readers get, once finished: this one, or one kept for the same inputs first.
     var result: Int?
   }
@@ -66,14 +64,23 @@ extension DerivedProtocolModelTests {
     var anchors: [String] = []
   }
 
+  /// Whether a finished build keeps its cell.
+  enum Keeping: Hashable {
+    case never
+    /// If the cache's generation is still this one.
+    case ifGeneration(Int)
+    /// Whatever the generation: a value kept for the process, and some variants.
+    case always
+  }
+
   /// Where a reader is in its read, and the build it claimed, waits for or got.
   enum Step: Hashable {
     case idle  // to take its values
-    case start  // to look in the tables with no lock
+    case start  // to look in the learned anchors' caches with no lock
     case locked  // to look or claim under `claims`
-    case building(Int)
-    case following(Int, from: Int)  // under `claims`: to follow the table's successors
-    case keeping(Int, into: Int?)  // under `claims`: to keep the cell in the table, or nowhere
+    case building(Int)  // to build, then look at the anchor cache's generation
+    case checking(Int, generation: Int)  // with no lock: to check it against the node's values
+    case keeping(Int, Keeping)  // under `claims`, then the cache's lock: to keep and finish
     case waiting(Int)
     case done(Int)
   }
@@ -90,8 +97,11 @@ extension DerivedProtocolModelTests {
     var isWritten = false
     /// Each node's own frame now.
     var frames: [Frame]
-    var attachments: [Frame: Int] = [:]
-    var tables: [Table] = []
+    var caches: [Cache]
+    /// The generation the new frame's header records: while the update's body runs, the one
+    /// its update started from; once installed, its cache's after the write's bump. Every other
+    /// frame records 0.
+    var newFrameGeneration = 0
     var processCells: [Int: Int] = [:]
     var learned: [Learned]
     var underWay: [[Int]]
@@ -106,28 +116,29 @@ extension DerivedProtocolModelTests {
     var description: String { ([summary] + trace).joined(separator: "\n  ") }
   }
 
-  /// The behaviour the defects of `DerivedKeepingTests` came from, put back into the model to
-  /// show that its check catches each.
-  enum OldBehaviour {
-    /// A build keeps its cell in the table of the frame it read, not in that table's successor.
-    case keepsWhereItRead
-    /// A write that drops a value hands on a new table that the old one does not name.
-    case namesNoSuccessor
-    /// A claim gives no frame a table: a build makes one at its anchor when it keeps.
-    case preparesNoTables
-    /// A write whose new frame already has a table (a value read in the update's body) drops
-    /// the table it carries.
-    case dropsTheCarriedTable
-    /// A write to a node with no write of the key replaces the key's default, not the write the
-    /// node inherits.
-    case replacesTheDefault
+  /// The protocol with one of its safeguards dropped, to show that the check catches each.
+  enum Variant {
+    /// A build keeps its cell with no check: no generation, no look at the node's values.
+    case keepsWithoutChecking
+    /// The slow path keeps once the node's values match, whatever a write did since it read the
+    /// generation.
+    case keepsWithoutRecheckingTheGeneration
+    /// Each own frame has a cache of its own, as the tables were: the new frame an empty one.
+    case cachesPerFrame
+    /// No slow path: a build whose home's generation moved is delivered, not kept.
+    case keepsOnlyWhileTheGenerationHolds
+    /// A write to a node with no write of the key evicts what was built from the key's default,
+    /// not from the write the node inherits.
+    case evictsTheDefault
+    /// A write evicts from the written node's cache only; it still bumps every generation.
+    case evictsAtTheWrittenNodeOnly
   }
 
   // MARK: The model
 
   struct Model {
     let graph: Graph
-    let oldBehaviour: OldBehaviour?
+    let variant: Variant?
     /// The graph's readers, then the update's body if it reads.
     let readers: [Reader]
     let bodyReader: Int?
@@ -137,9 +148,9 @@ extension DerivedProtocolModelTests {
     /// The write the writer replaces: what its node saw for the key.
     let replaced: Stamped?
 
-    init(_ graph: Graph, oldBehaviour: OldBehaviour? = nil) {
+    init(_ graph: Graph, variant: Variant? = nil) {
       self.graph = graph
-      self.oldBehaviour = oldBehaviour
+      self.variant = variant
       var readers = graph.readers
       bodyReader = graph.writer?.bodyRead.map { _ in readers.count }
       if let writer = graph.writer, let derivation = writer.bodyRead {
@@ -171,9 +182,12 @@ extension DerivedProtocolModelTests {
     }
 
     var initial: State {
-      State(
+      // With a cache per frame, the new frame's is the last.
+      let extra = variant == .cachesPerFrame ? [Cache()] : []
+      return State(
         readers: Array(repeating: Thread(), count: readers.count),
-        frames: graph.nodes.indices.map { Frame(node: $0, generation: 0) },
+        frames: graph.nodes.indices.map { Frame(node: $0) },
+        caches: graph.nodes.map { Cache(generation: $0.generation) } + extra,
         learned: Array(repeating: Learned(), count: graph.derivations.count),
         underWay: Array(repeating: [], count: graph.derivations.count))
     }
@@ -191,25 +205,32 @@ extension DerivedProtocolModelTests {
     /// whose own frame is the one the write will give the node.
     func view(at node: Int, in state: State, inBody: Bool) -> View {
       var view = View()
-      // The keys of what the node inherits, each with its nearest write above the node.
-      var inherited: Set<String> = []
       var cursor: Int? = node
       while let current = cursor {
-        let isScratch = inBody && current == graph.writer?.node
-        let frame = isScratch ? Frame(node: current, generation: 1) : state.frames[current]
-        let writes = writes(of: current, isWritten: state.isWritten || isScratch)
-        if current == node, !writes.isEmpty { view.frames.append(frame) }
-        for (key, stamp) in writes.sorted(by: { $0.key < $1.key }) {
-          if view.found[key] == nil {
-            view.found[key] = Found(stamp: stamp, depth: depths[current], home: frame)
-          }
-          if current != node, inherited.insert(key).inserted, !view.frames.contains(frame) {
-            view.frames.append(frame)
-          }
+        let isPending = inBody && current == graph.writer?.node
+        let frame = isPending ? Frame(node: current, isNew: true) : state.frames[current]
+        for (key, stamp) in writes(of: current, isWritten: state.isWritten || isPending)
+        where view.found[key] == nil {
+          view.found[key] = Found(stamp: stamp, depth: depths[current], home: frame)
         }
         cursor = graph.nodes[current].parent
       }
       return view
+    }
+
+    /// The cache of `frame`: its node's, shared by every frame of the node.
+    func cache(of frame: Frame) -> Int {
+      variant == .cachesPerFrame && frame.isNew ? graph.nodes.count : frame.node
+    }
+
+    /// The node whose cache `cache` is.
+    func node(of cache: Int) -> Int {
+      cache < graph.nodes.count ? cache : graph.writer?.node ?? 0
+    }
+
+    /// The generation `frame`'s header records.
+    func generation(of frame: Frame, in state: State) -> Int {
+      frame.isNew ? state.newFrameGeneration : 0
     }
 
     func isCurrent(_ cell: Cell, for view: View) -> Bool {
@@ -221,49 +242,18 @@ extension DerivedProtocolModelTests {
       cell.inputs?.contains { writes.contains(Stamped(key: $0.key, stamp: $0.value)) } ?? false
     }
 
-    /// A cell current for `view` kept with a learned anchor's home, or for the process.
+    /// A cell current for `view` in the cache of a learned anchor's home, or for the process.
     func currentCell(of derivation: Int, for view: View, in state: State) -> Int? {
       for anchor in state.learned[derivation].anchors {
-        guard let home = view.found[anchor]?.home, let table = state.attachments[home],
-          let id = state.tables[table].cells[derivation], isCurrent(state.cells[id], for: view)
+        guard let home = view.found[anchor]?.home,
+          let id = state.caches[cache(of: home)].cells[derivation],
+          isCurrent(state.cells[id], for: view)
         else { continue }
         return id
       }
       guard let id = state.processCells[derivation], isCurrent(state.cells[id], for: view)
       else { return nil }
       return id
-    }
-
-    /// Whether a build of `derivation` holds its `claims` between the steps of its finish.
-    func holdsClaims(_ derivation: Int, in state: State) -> Bool {
-      state.readers.contains { thread in
-        switch thread.step {
-        case .following(let id, _), .keeping(let id, _):
-          return state.cells[id].derivation == derivation
-        default:
-          return false
-        }
-      }
-    }
-
-    /// The table attached to `frame`, attached now if it has none.
-    func table(of frame: Frame, in state: inout State) -> Int {
-      if let table = state.attachments[frame] { return table }
-      state.tables.append(Table())
-      state.attachments[frame] = state.tables.count - 1
-      return state.tables.count - 1
-    }
-
-    /// The table that keeps what `table` kept: it, or its successor's, and so on; `nil` if the
-    /// cell read a write a successor left behind.
-    func latest(from table: Int, for cell: Cell, in state: State) -> Int? {
-      if oldBehaviour == .keepsWhereItRead { return table }
-      var table = table
-      while let successor = state.tables[table].successor {
-        if reads(cell, anyOf: state.tables[table].leftBehind) { return nil }
-        table = successor
-      }
-      return table
     }
 
     // MARK: Steps
@@ -287,34 +277,31 @@ extension DerivedProtocolModelTests {
       case .idle:
         moved.readers[reader].values = view(
           at: readers[reader].node, in: state, inBody: reader == bodyReader)
+        if reader == bodyReader, let writer = graph.writer {
+          // The update starts: its pending frame records its cache's generation.
+          moved.newFrameGeneration =
+            state.caches[cache(of: Frame(node: writer.node, isNew: true))].generation
+        }
         moved.readers[reader].step = .start
       case .start:
-        // The cached read: the learned anchors' tables, with no `claims` lock.
+        // The cached read: the learned anchors' caches, with no `claims` lock.
         moved.readers[reader].step =
           currentCell(of: derivation, for: values, in: state).map { .done($0) } ?? .locked
       case .locked:
-        guard !holdsClaims(derivation, in: state) else { return nil }
         moved.readers[reader].step = lookOrClaim(derivation, for: values, in: &moved)
       case .building(let id):
-        guard !holdsClaims(derivation, in: state) else { return nil }
         moved.readers[reader].step = build(id, for: values, in: &moved)
-      case .following(let id, let table):
+      case .checking(let id, let generation):
+        // The slow path: the node's values now, with no lock held.
+        let home = state.cells[id].home ?? Frame(node: 0)
+        let now = view(at: node(of: cache(of: home)), in: state, inBody: false)
+        let keeping =
+          variant == .keepsWithoutRecheckingTheGeneration
+          ? Keeping.always : .ifGeneration(generation)
         moved.readers[reader].step = .keeping(
-          id, into: latest(from: table, for: state.cells[id], in: state))
-      case .keeping(let id, let table):
-        var result = id
-        if let table {
-          // Another build, claimed before this one learned keys, may have kept one first.
-          if let first = state.tables[table].cells[derivation],
-            isCurrent(state.cells[first], for: values)
-          {
-            result = first
-          } else {
-            moved.tables[table].cells[derivation] = id
-          }
-        }
-        moved.cells[id].result = result
-        moved.readers[reader].step = .done(result)
+          id, isCurrent(state.cells[id], for: now) ? keeping : .never)
+      case .keeping(let id, let keeping):
+        moved.readers[reader].step = finish(id, keeping: keeping, in: &moved)
       case .waiting(let id):
         guard let result = state.cells[id].result else { return nil }
         moved.readers[reader].step =
@@ -325,8 +312,8 @@ extension DerivedProtocolModelTests {
       return moved
     }
 
-    /// `claimOrFind` and `prepareTables`: under `claims`, a current cell; else a build under
-    /// way whose claim the values match; else a new build.
+    /// `claimOrFind`: under `claims`, a current cell; else a build under way whose claim the
+    /// values match; else a new build.
     func lookOrClaim(_ derivation: Int, for values: View, in state: inout State) -> Step {
       if let id = currentCell(of: derivation, for: values, in: state) { return .done(id) }
       if let id = state.underWay[derivation].first(where: { id in
@@ -341,18 +328,12 @@ extension DerivedProtocolModelTests {
           derivation: derivation, claim: claim.isEmpty ? nil : claim,
           isClaimedAfterWrite: state.isWritten))
       state.underWay[derivation].append(state.cells.count - 1)
-      if oldBehaviour != .preparesNoTables {
-        // The learned anchors' homes; before any is learned, every frame the values hold.
-        let frames =
-          learned.anchors.isEmpty
-          ? values.frames : learned.anchors.compactMap { values.found[$0]?.home }
-        for frame in frames { _ = table(of: frame, in: &state) }
-      }
       return .building(state.cells.count - 1)
     }
 
-    /// The build, and the start of `buildAndKeep`'s finish under `claims`: unclaim, learn, and
-    /// take the anchor's table; a cell with no anchor is kept for the process at once.
+    /// The build, with no lock, and the first step after it: with no anchor, or with a pending
+    /// home, the finish under `claims`; else, under the home's cache's lock, its generation,
+    /// which picks the fast path (the generation the home recorded) or the slow one.
     func build(_ id: Int, for values: View, in state: inout State) -> Step {
       let derivation = state.cells[id].derivation
       let reads = graph.derivations[derivation].reads
@@ -364,30 +345,80 @@ extension DerivedProtocolModelTests {
       }
       state.cells[id].inputs = Dictionary(
         uniqueKeysWithValues: reads.map { ($0, values.stamp(of: $0)) })
-      state.cells[id].anchor = nearest?.found.home
-      state.underWay[derivation].removeAll { $0 == id }
-      for key in reads where !state.learned[derivation].keys.contains(key) {
-        state.learned[derivation].keys.append(key)
+      state.cells[id].anchor = nearest?.key
+      state.cells[id].home = nearest?.found.home
+      guard let home = nearest?.found.home else { return finish(id, keeping: .always, in: &state) }
+      if variant == .keepsWithoutChecking { return .keeping(id, .always) }
+      let recorded = generation(of: home, in: state)
+      // Pending: an update's body reads from the frame it writes.
+      if home.isNew, !state.isWritten {
+        return finish(id, keeping: .ifGeneration(recorded), in: &state)
       }
-      if let key = nearest?.key, !state.learned[derivation].anchors.contains(key) {
-        state.learned[derivation].anchors.append(key)
-      }
-      guard let anchor = nearest?.found.home else {
-        var result = id
-        if let first = state.processCells[derivation], isCurrent(state.cells[first], for: values) {
-          result = first
-        } else {
-          state.processCells[derivation] = id
-        }
-        state.cells[id].result = result
-        return .done(result)
-      }
-      return .following(id, from: table(of: anchor, in: &state))
+      let generation = state.caches[cache(of: home)].generation
+      if generation == recorded { return .keeping(id, .ifGeneration(recorded)) }
+      if variant == .keepsOnlyWhileTheGenerationHolds { return .keeping(id, .never) }
+      return .checking(id, generation: generation)
     }
 
-    /// The write, if the writer can make it: under the node's lock, a new own frame with the
-    /// new write; the table of the old one carried into it; then the walk below, which carries
-    /// each descendant's table and reissues the frame of one whose table dropped a value.
+    /// The finish under `claims` (then the cache's lock, or the process cell's): if the
+    /// generation moved, back to the slow path's check, still claimed; else keep the cell as
+    /// `keeping` says, or hand out the one kept there first for the same inputs; unclaim; learn;
+    /// finish.
+    func finish(_ id: Int, keeping: Keeping, in state: inout State) -> Step {
+      let cell = state.cells[id]
+      // A write reached the node since the generation was read: the build stays claimed and
+      // checks the node's values again, unless it read from a pending frame, which the node's
+      // values do not hold.
+      if let home = cell.home, !home.isNew || state.isWritten,
+        case .ifGeneration(let generation) = keeping,
+        state.caches[cache(of: home)].generation != generation
+      {
+        return .checking(id, generation: state.caches[cache(of: home)].generation)
+      }
+      let derivation = cell.derivation
+      state.underWay[derivation].removeAll { $0 == id }
+      for key in graph.derivations[derivation].reads
+      where !state.learned[derivation].keys.contains(key) {
+        state.learned[derivation].keys.append(key)
+      }
+      if let key = cell.anchor, !state.learned[derivation].anchors.contains(key) {
+        state.learned[derivation].anchors.append(key)
+      }
+      var result = id
+      if let home = cell.home {
+        let cache = cache(of: home)
+        let keeps =
+          switch keeping {
+          case .never: false
+          case .always: true
+          case .ifGeneration(let generation): state.caches[cache].generation == generation
+          }
+        if keeps {
+          // A build claimed before this one learned keys it did not know may have kept a
+          // value for these inputs first.
+          if let first = state.caches[cache].cells[derivation],
+            state.cells[first].inputs == cell.inputs
+          {
+            result = first
+          } else {
+            state.caches[cache].cells[derivation] = id
+          }
+        }
+      } else if let first = state.processCells[derivation],
+        state.cells[first].inputs == cell.inputs
+      {
+        result = first
+      } else {
+        state.processCells[derivation] = id
+      }
+      state.cells[id].result = result
+      return .done(result)
+    }
+
+    /// The write, if the writer can make it, in one step under the node locks: the written
+    /// node's new own frame; then, for it and every descendant with an own frame, under its
+    /// cache's lock, the eviction of every cell built from the write it replaced, and the bump
+    /// of the generation; the new frame records its cache's.
     func write(in state: State) -> State? {
       guard let writer = graph.writer, let replaced, !state.isWritten else { return nil }
       if let bodyReader {
@@ -395,60 +426,24 @@ extension DerivedProtocolModelTests {
         guard case .done = state.readers[bodyReader].step else { return nil }
       }
       var moved = state
-      let outdated: Set<Stamped> =
-        oldBehaviour == .replacesTheDefault
-        ? [Stamped(key: writer.key, stamp: graph.nodes[writer.node].writes[writer.key] ?? 0)]
-        : [replaced]
-      let new = Frame(node: writer.node, generation: 1)
+      let evicted =
+        variant == .evictsTheDefault
+        ? Stamped(key: writer.key, stamp: graph.nodes[writer.node].writes[writer.key] ?? 0)
+        : replaced
+      let new = Frame(node: writer.node, isNew: true)
       moved.isWritten = true
       moved.frames[writer.node] = new
-      if !graph.nodes[writer.node].writes.isEmpty,
-        let table = state.attachments[state.frames[writer.node]]
-      {
-        let carried = carry(table, past: outdated, in: &moved)
-        // A value read in the update's body may have given the new frame a table already.
-        if let attached = moved.attachments[new], attached != carried {
-          if oldBehaviour != .dropsTheCarriedTable { absorb(carried, into: attached, in: &moved) }
-        } else {
-          moved.attachments[new] = carried
+      for node in subtree where !writes(of: node, isWritten: true).isEmpty {
+        let cache = cache(of: moved.frames[node])
+        if node == writer.node || variant != .evictsAtTheWrittenNodeOnly {
+          moved.caches[cache].cells = moved.caches[cache].cells.filter {
+            !reads(moved.cells[$0.value], anyOf: [evicted])
+          }
         }
+        moved.caches[cache].generation += 1
       }
-      for node in subtree.dropFirst() where !graph.nodes[node].writes.isEmpty {
-        guard let table = moved.attachments[moved.frames[node]] else { continue }
-        let carried = carry(table, past: outdated, in: &moved)
-        guard carried != table else { continue }
-        let reissued = Frame(node: node, generation: 1)
-        moved.frames[node] = reissued
-        moved.attachments[reissued] = carried
-      }
+      moved.newFrameGeneration = moved.caches[cache(of: new)].generation
       return moved
-    }
-
-    /// `DerivedCellTable.carried(past:released:)`: the table itself if it drops nothing; else a
-    /// new one with the cells that read none of `outdated`, which the table names as its
-    /// successor with the writes it leaves behind. The implementation adds each value it drops
-    /// to `outdated`, so that a value built from it drops too; no model value reads another.
-    func carry(_ table: Int, past outdated: Set<Stamped>, in state: inout State) -> Int {
-      let cells = state.tables[table].cells
-      let kept = cells.filter { !reads(state.cells[$0.value], anyOf: outdated) }
-      guard kept.count < cells.count else { return table }
-      state.tables.append(Table(cells: kept))
-      let next = state.tables.count - 1
-      if oldBehaviour != .namesNoSuccessor {
-        state.tables[table].successor = next
-        state.tables[table].leftBehind = outdated
-      }
-      return next
-    }
-
-    /// `DerivedCellTable.absorb`: `attached` takes the cells of `carried` for the values it
-    /// keeps none of, and `carried` names it as its successor, leaving nothing behind.
-    func absorb(_ carried: Int, into attached: Int, in state: inout State) {
-      for (derivation, id) in state.tables[carried].cells
-      where state.tables[attached].cells[derivation] == nil {
-        state.tables[attached].cells[derivation] = id
-      }
-      if state.tables[carried].successor == nil { state.tables[carried].successor = attached }
     }
 
     // MARK: The check
@@ -525,11 +520,10 @@ extension DerivedProtocolModelTests {
       }
       if let replaced, state.isWritten {
         for node in subtree where !writes(of: node, isWritten: true).isEmpty {
-          guard let table = state.attachments[state.frames[node]] else { continue }
-          for (derivation, id) in state.tables[table].cells
+          for (derivation, id) in state.caches[cache(of: state.frames[node])].cells
           where reads(state.cells[id], anyOf: [replaced]) {
             problems.append(
-              "the table of \(graph.nodes[node].name)'s frame keeps a value of "
+              "the cache of \(graph.nodes[node].name) keeps a value of "
                 + "\(graph.derivations[derivation].name) built from \(replaced.key) "
                 + "\(replaced.stamp), which the write replaced")
           }
@@ -542,20 +536,18 @@ extension DerivedProtocolModelTests {
     func following(_ schedule: [Phase], from state: State) -> (state: State, problem: String?) {
       var state = state
       for phase in schedule {
-        switch phase {
-        case .write:
-          guard let moved = write(in: state) else { return (state, "the writer cannot write") }
-          state = moved
-        case .run(let reader), .claim(let reader):
-          while true {
-            if case .done = state.readers[reader].step { break }
-            if case .claim = phase, case .building = state.readers[reader].step { break }
+        guard case .write = phase else {
+          guard let reader = phase.reader else { continue }
+          repeat {
             guard let moved = step(reader, in: state) else {
               return (state, "\(name(ofReader: reader)) cannot step")
             }
             state = moved
-          }
+          } while !phase.isOver(at: state.readers[reader].step)
+          continue
         }
+        guard let moved = write(in: state) else { return (state, "the writer cannot write") }
+        state = moved
       }
       return (state, nil)
     }
@@ -580,7 +572,13 @@ extension DerivedProtocolModelTests {
     }
 
     func describe(_ frame: Frame) -> String {
-      "\(graph.nodes[frame.node].name)'s frame \(frame.generation)"
+      "\(graph.nodes[frame.node].name)'s \(frame.isNew ? "new " : "")frame"
+    }
+
+    func describe(cache: Int) -> String {
+      cache < graph.nodes.count
+        ? "\(graph.nodes[cache].name)'s cache"
+        : "the cache of \(graph.nodes[node(of: cache)].name)'s new frame"
     }
 
     /// The interleaving `path` (the thread that steps, step by step) from `start`, told step by
@@ -589,8 +587,11 @@ extension DerivedProtocolModelTests {
       var state = start
       var lines = graph.prefix.map { phase in
         switch phase {
-        case .run(let reader): "first, alone, \(name(ofReader: reader)) reads to the end"
+        case .take(let reader): "first, alone, \(name(ofReader: reader)) takes its values"
         case .claim(let reader): "first, alone, \(name(ofReader: reader)) reads until it claims"
+        case .check(let reader):
+          "first, alone, \(name(ofReader: reader)) reads until it is to keep"
+        case .run(let reader): "first, alone, \(name(ofReader: reader)) reads to the end"
         case .write: "first, alone, the writer writes"
         }
       }
@@ -603,17 +604,21 @@ extension DerivedProtocolModelTests {
       return lines
     }
 
-    /// The write, and the tables it made and linked.
+    /// The write, and what it evicted and bumped.
     func describeWrite(from state: State, to moved: State) -> String {
       guard let writer = graph.writer else { return "" }
-      let made = moved.tables.indices.dropFirst(state.tables.count).map { "table \($0)" }
-      let links = state.tables.indices.compactMap { table in
-        state.tables[table].successor == nil
-          ? moved.tables[table].successor.map { "table \(table) names table \($0)" } : nil
+      let caches = state.caches.indices.filter {
+        state.caches[$0].generation != moved.caches[$0].generation
       }
+      let evicted = caches.flatMap { cache in
+        state.caches[cache].cells.filter { moved.caches[cache].cells[$0.key] == nil }.map {
+          "build \($0.value) from \(describe(cache: cache))"
+        }
+      }
+      let bumped = caches.map { "\(describe(cache: $0)) to \(moved.caches[$0].generation)" }
       return "the writer sets \(writer.key) \(writer.stamp) at \(graph.nodes[writer.node].name)"
-        + (made.isEmpty ? "" : ", carrying into \(made.joined(separator: ", "))")
-        + (links.isEmpty ? "" : "; \(links.joined(separator: ", "))")
+        + (evicted.isEmpty ? "" : ", evicts \(evicted.joined(separator: ", "))")
+        + ", bumps \(bumped.joined(separator: ", "))"
     }
 
     func describe(_ reader: Int, from state: State, to moved: State) -> String {
@@ -638,21 +643,38 @@ extension DerivedProtocolModelTests {
         return "\(who) waits for build \(id)"
       case (.locked, .building(let id)):
         return "\(who) claims build \(id)"
-      case (.building(let id), .following(_, let table)):
-        return "\(who) runs build \(id), from "
-          + describe(moved.cells[id].inputs ?? [:], of: derivation)
-          + ", and under claims takes table \(table), of "
-          + (moved.cells[id].anchor.map(describe) ?? "no frame")
-      case (.building(let id), .done(let result)):
-        return "\(who) runs build \(id) and keeps build \(result) for the process"
-      case (.following(_, let from), .keeping(_, let into)):
-        return "\(who) follows table \(from) to "
-          + (into.map { "table \($0)" } ?? "a successor that left its inputs behind")
-      case (.keeping(let id, let table), .done(let result)):
-        guard let table else { return "\(who) keeps build \(id) nowhere" }
-        return result == id
-          ? "\(who) keeps build \(id) in table \(table)"
-          : "\(who) gets build \(result), kept in table \(table) first"
+      case (.building(let id), _):
+        let cell = moved.cells[id]
+        let built =
+          "\(who) runs build \(id), from \(describe(cell.inputs ?? [:], of: derivation))"
+        guard let home = cell.home else {
+          return built + ", and keeps build \(moved.cells[id].result ?? id) for the process"
+        }
+        let cache = describe(cache: self.cache(of: home))
+        let at =
+          "\(built), anchored in \(describe(home)), and reads \(cache)'s generation "
+          + "\(state.caches[self.cache(of: home)].generation)"
+        switch after.step {
+        case .checking: return at + ": the slow path"
+        case .keeping(_, .ifGeneration): return at + ": the fast path"
+        case .done(let result):
+          let kept = moved.caches[self.cache(of: home)].cells[derivation] == result
+          return "\(built), anchored in the pending \(describe(home)), and "
+            + (result != id
+              ? "gets build \(result), kept in \(cache) first"
+              : kept ? "keeps it in \(cache)" : "keeps it nowhere")
+        default: return at
+        }
+      case (.checking(let id, _), .keeping(_, let keeping)):
+        let node = graph.nodes[node(of: cache(of: moved.cells[id].home ?? Frame(node: 0)))].name
+        return "\(who) takes \(node)'s values: build \(id) is "
+          + (keeping == .never ? "not current there" : "current there")
+      case (.keeping(let id, _), .done(let result)):
+        guard let home = moved.cells[id].home else { return "\(who) finishes build \(id)" }
+        let cache = describe(cache: self.cache(of: home))
+        if result != id { return "\(who) gets build \(result), kept in \(cache) first" }
+        return moved.caches[self.cache(of: home)].cells[derivation] == id
+          ? "\(who) keeps build \(id) in \(cache)" : "\(who) keeps build \(id) nowhere"
       case (.waiting(let id), .done(let result)):
         return "\(who) wakes from build \(id) to build \(result)"
       case (.waiting(let id), _):

@@ -209,7 +209,10 @@ import Testing
       let builds = round.builds
       let distinct = instances.withLock { $0.count }
       if builds != 2 || distinct != 2 {
-        failures.withLock { $0.append("round \(index): \(builds) builds, \(distinct) instances") }
+        failures.withLock {
+          $0.append(
+            "round \(index): \(builds) builds, \(distinct) instances \(round.built.entries)")
+        }
       }
     }
     let found = failures.withLock { $0 }

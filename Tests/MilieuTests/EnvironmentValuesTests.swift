@@ -1,7 +1,9 @@
-import Milieu
+import Foundation
 import MilieuTestSupport
 import Synchronization
 import Testing
+
+@testable import Milieu
 
 @Suite struct EnvironmentValuesTests {
   @Test func unsetValuesReadTheirDefaults() {
@@ -105,6 +107,72 @@ import Testing
       output.contains("the defaultValue of SelfReadingDefaultKey reads SelfReadingDefaultKey"))
   }
 
+  /// Two defaults that read each other, computed on two threads at once, stop the program with
+  /// both keys' names, where each thread would wait forever for the default the other computes.
+  ///
+  /// The child process must not hang, since an exit test has no timeout: its main thread waits
+  /// for the two readers at most a minute, then stops the child with a message saying they
+  /// hung, which the expectations on the message show. The program stops as soon as the second
+  /// reader is about to wait, long before that bound; only code that lets both wait reaches it.
+  @Test func twoDefaultsThatReadEachOtherOnTwoThreadsStopTheProgram() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let finished = DispatchGroup()
+      let reads: [@Sendable () -> Void] = [
+        { _ = EnvironmentValues()[PingDefaultKey.self] },
+        { _ = EnvironmentValues()[PongDefaultKey.self] },
+      ]
+      for read in reads {
+        finished.enter()
+        Thread {
+          read()
+          finished.leave()
+        }.start()
+      }
+      if finished.wait(timeout: .now() + 60) == .timedOut {
+        preconditionFailure("both readers still wait for each other after a minute")
+      }
+    }
+    let output = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
+    let cycles = [
+      "the defaultValue of PingDefaultKey reads PongDefaultKey, whose defaultValue reads "
+        + "PingDefaultKey",
+      "the defaultValue of PongDefaultKey reads PingDefaultKey, whose defaultValue reads "
+        + "PongDefaultKey",
+    ]
+    #expect(cycles.contains { output.contains($0) }, "\(output)")
+    #expect(
+      output.contains("a default cannot be computed from another default that reads it"),
+      "\(output)")
+  }
+
+  /// Defaults that read each other on one thread name every key of the cycle, in order.
+  @Test func twoDefaultsThatReadEachOtherOnOneThreadStopTheProgram() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = EnvironmentValues()[ChainedDefaultKey.self]
+    }
+    let output = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(
+      output.contains(
+        "the defaultValue of ChainedDefaultKey reads ChainingDefaultKey, whose defaultValue reads "
+          + "ChainedDefaultKey: a default cannot be computed from another default that reads it"),
+      "\(output)")
+  }
+
+  /// A thread computing a default that waits for one another thread computes, which reads
+  /// neither, is no cycle: both defaults are computed.
+  @Test func aDefaultWaitingForOneComputedElsewhereIsNoCycle() {
+    onThreads(2) { index in
+      if index == 0 {
+        #expect(EnvironmentValues()[AwaitedDefaultKey.self] == 31)
+      } else {
+        waitUntil("the awaited default is computed") {
+          awaitedComputing.load(ordering: .acquiring)
+        }
+        #expect(EnvironmentValues()[AwaitingDefaultKey.self] == 32)
+      }
+    }
+  }
+
   /// A default that reads another key's default gets it.
   @Test func aDefaultMayReadAnotherDefault() {
     #expect(EnvironmentValues()[NestedDefaultKey.self] == 31)
@@ -135,6 +203,52 @@ private struct WaitingDefaultKey: EnvironmentKey {
 
 private struct SelfReadingDefaultKey: EnvironmentKey {
   static var defaultValue: Int { EnvironmentValues()[SelfReadingDefaultKey.self] }
+}
+
+private let pingComputing = Atomic<Bool>(false)
+private let pongComputing = Atomic<Bool>(false)
+
+/// Reads `PongDefaultKey` once another thread computes it, as that one reads this key.
+private struct PingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int {
+    pingComputing.store(true, ordering: .releasing)
+    waitUntil("the pong default is computed") { pongComputing.load(ordering: .acquiring) }
+    return EnvironmentValues()[PongDefaultKey.self] + 1
+  }
+}
+
+/// Reads `PingDefaultKey` once another thread computes it, as that one reads this key.
+private struct PongDefaultKey: EnvironmentKey {
+  static var defaultValue: Int {
+    pongComputing.store(true, ordering: .releasing)
+    waitUntil("the ping default is computed") { pingComputing.load(ordering: .acquiring) }
+    return EnvironmentValues()[PingDefaultKey.self] + 1
+  }
+}
+
+private let awaitedComputing = Atomic<Bool>(false)
+
+/// Finishes only once a thread computing `AwaitingDefaultKey` waits for it.
+private struct AwaitedDefaultKey: EnvironmentKey {
+  static var defaultValue: Int {
+    awaitedComputing.store(true, ordering: .releasing)
+    waitUntil("a default being computed waits for this one") {
+      EnvironmentKeyDefaults.threadsWaiting(for: AwaitedDefaultKey.self) == 1
+    }
+    return EnvironmentValues()[RequestTimeoutKey.self] + 1
+  }
+}
+
+private struct AwaitingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { EnvironmentValues()[AwaitedDefaultKey.self] + 1 }
+}
+
+private struct ChainedDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { EnvironmentValues()[ChainingDefaultKey.self] }
+}
+
+private struct ChainingDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { EnvironmentValues()[ChainedDefaultKey.self] }
 }
 
 private struct NestedDefaultKey: EnvironmentKey {

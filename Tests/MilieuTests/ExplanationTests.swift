@@ -1,4 +1,5 @@
 import Milieu
+import Synchronization
 import Testing
 
 @Suite struct ExplanationTests {
@@ -95,6 +96,43 @@ import Testing
     #expect(explanation.keys.map(\.name) == ["greeting", "retries"])
   }
 
+  /// Each key a key path reads shows its own default, not the key path's value on empty values.
+  @Test func eachKeyOfAKeyPathThatReadsSeveralShowsItsOwnDefault() {
+    let node = EnvironmentNode("n")
+    node.set(\.explainedFirst, to: 10)
+    let explanation = node.explain(\.explainedSum)
+    #expect(explanation.keys.map(\.name) == ["explainedFirst", "explainedSecond"])
+    #expect(explanation.keys.first?.candidates.map(\.value) == ["10", "1"])
+    #expect(explanation.description.contains("It shadows the default 1."))
+    #expect(explanation.keys.last?.candidates.map(\.value) == ["2"])
+    #expect(explanation.description.contains("explainedSecond at node \"n\" is 2, the default"))
+  }
+
+  /// A key type read at its default shows that key's default.
+  @Test func aKeyTypeReadAtItsDefaultShowsItsOwnDefault() {
+    let node = EnvironmentNode("n")
+    node.set(\.explainedFirst, to: 10)
+    let explanation = node.explain(\.explainedFirstAndKey)
+    #expect(explanation.keys.map(\.name) == ["explainedFirst", "ExplainedDefaultKey"])
+    #expect(explanation.keys.map { $0.candidates.map(\.value) } == [["10", "1"], ["20"]])
+    #expect(
+      explanation.description.hasSuffix(
+        "ExplainedDefaultKey at node \"n\" is 20, the default: no node from node \"n\" up to its "
+          + "root sets it."))
+  }
+
+  /// `explain` reads the key path as the node does and nothing more: it builds no derived value
+  /// from values the node does not see.
+  @Test func explainingBuildsNoValueTheNodesReadDoesNot() {
+    let node = EnvironmentNode("n")
+    node.set(\.explainedFirst, to: 10)
+    #expect(node[\.explainedDoublePlusSecond] == 22)
+    #expect(explainedDoubleBuilds.load(ordering: .relaxed) == 1)
+    let explanation = node.explain(\.explainedDoublePlusSecond)
+    #expect(explanation.keys.map(\.name) == ["explainedDouble", "explainedSecond"])
+    #expect(explainedDoubleBuilds.load(ordering: .relaxed) == 1)
+  }
+
   @Test func environmentKeysAreNamedByTheirType() {
     let node = EnvironmentNode("n")
     node.set(\.requestTimeout, to: 1)
@@ -172,6 +210,43 @@ import Testing
         """)
     withExtendedLifetime(grandchild) {}
   }
+}
+
+/// How often `explainedDouble` was built; only `explainingBuildsNoValueTheNodesReadDoesNot`
+/// reads it.
+private let explainedDoubleBuilds = Atomic<Int>(0)
+
+extension EnvironmentValues {
+  static let explainedFirst = Entry(1)
+  var explainedFirst: Int {
+    get { self[Self.explainedFirst] }
+    set { self[Self.explainedFirst] = newValue }
+  }
+
+  static let explainedSecond = Entry(2)
+  var explainedSecond: Int {
+    get { self[Self.explainedSecond] }
+    set { self[Self.explainedSecond] = newValue }
+  }
+
+  /// Reads two entries, whose defaults are 1 and 2.
+  var explainedSum: Int { explainedFirst + explainedSecond }
+
+  /// Reads an entry, whose default is 1, and a key type, whose default is 20.
+  var explainedFirstAndKey: Int { explainedFirst + self[ExplainedDefaultKey.self] }
+
+  static let explainedDouble = Derived { values in
+    explainedDoubleBuilds.add(1, ordering: .relaxed)
+    return values.explainedFirst * 2
+  }
+  var explainedDouble: Int { self[Self.explainedDouble] }
+
+  /// Reads a derived value built from `explainedFirst`, and an entry.
+  var explainedDoublePlusSecond: Int { explainedDouble + explainedSecond }
+}
+
+private struct ExplainedDefaultKey: EnvironmentKey {
+  static var defaultValue: Int { 20 }
 }
 
 /// A value whose description reads the current node.

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -107,5 +108,38 @@ extension EnvironmentNode {
   /// The identity of the node this one's inherited values come from.
   var above: ObjectIdentifier? {
     withLockedState { state, _ in state.above.map(ObjectIdentifier.init) }
+  }
+}
+
+/// Issue 40, defect 10: what one thread reads decides nothing for a wrapper on another.
+extension FreshnessTests {
+  /// A wrapper that reads a value while another thread reads one built anew on every read
+  /// keeps what it read: each thread counts its own such reads. Before, one process-wide count
+  /// made the wrapper read again at every read while any thread read such a value.
+  @Test func aWrapperCachesWhileAnotherThreadReadsAValueBuiltOnEveryRead() {
+    let node = EnvironmentNode("node")
+    node.set(\.retries, to: 1)
+    let otherRead = DispatchSemaphore(value: 0)
+    let gate = Atomic<Bool>(false)
+    let waiting = EnvironmentValues.Derived { values in
+      // The wrapper's read is under way: let the other thread read, and wait for it.
+      if gate.exchange(false, ordering: .acquiringAndReleasing) { otherRead.wait() }
+      return values.retries + 1
+    }
+    let wrapper = node.withCurrent {
+      Environment<Int>(node: node) { values, _ in
+        StoredValue(values[waiting])
+      }
+    }
+    gate.store(true, ordering: .releasing)
+    let other = Thread {
+      while gate.load(ordering: .acquiring) {}
+      _ = node.values.ticket
+      otherRead.signal()
+    }
+    other.start()
+    #expect(wrapper.wrappedValue == 2)
+    let cached = wrapper.reader.cache.value(atVersion: node.lock.version, as: Int.self)
+    #expect(cached == 2, "the wrapper keeps what it read")
   }
 }

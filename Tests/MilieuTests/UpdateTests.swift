@@ -134,6 +134,47 @@ import Testing
     #expect(node[\.greeting] == "Hello")
   }
 
+  /// Assigning whole values in an update writes every value they hold that the node did not
+  /// already see, and leaves the node's other overrides, alone or raced by another write, and
+  /// whether or not the values come from a node with children.
+  @Test(arguments: [false, true], [false, true])
+  func assigningWholeValuesWritesWhatTheyHoldWhateverElseRuns(
+    sourceHasAChild: Bool, raced: Bool
+  ) {
+    let app = EnvironmentNode("app")
+    app.set(\.ratio, to: 0.25)
+    let source = app.child("source") { $0.greeting = "source" }
+    let sourceChild = sourceHasAChild ? source.child("below") : nil
+    let node = app.child("node") { $0.retries = 1 }
+    node.update { values in
+      values = source.values
+      if raced { node.set(\.isOn, to: true) }
+    }
+    #expect(node[\.greeting] == "source")
+    #expect(node[\.retries] == 1, "the node's other overrides stay")
+    #expect(node[\.isOn] == raced)
+    #expect(node[\.ratio] == 0.25)
+    // What both inherit from the app stays the app's: a later write there reaches the node.
+    app.set(\.ratio, to: 0.75)
+    #expect(node[\.ratio] == 0.75)
+    withExtendedLifetime(sourceChild) {}
+  }
+
+  /// A child whose closure assigns whole values gets every value they hold that its parent's
+  /// children do not already see, whether or not they come from a node with children.
+  @Test(arguments: [false, true])
+  func aChildAssignedWholeValuesOverridesWhatTheyHold(sourceHasAChild: Bool) {
+    let app = EnvironmentNode("app")
+    app.set(\.ratio, to: 0.25)
+    let source = app.child("source") { $0.greeting = "source" }
+    let sourceChild = sourceHasAChild ? source.child("below") : nil
+    let node = app.child("node") { $0 = source.values }
+    #expect(node[\.greeting] == "source")
+    app.set(\.ratio, to: 0.75)
+    #expect(node[\.ratio] == 0.75)
+    withExtendedLifetime(sourceChild) {}
+  }
+
   private func line(of source: EnvironmentExplanation.Source) -> UInt? {
     guard case .override(let origin) = source else { return nil }
     return origin.line

@@ -101,6 +101,11 @@ final class EnvironmentReader: Sendable {
   @usableFromInline let project: EnvironmentProjection
   @usableFromInline let cache: VersionedCache
 
+  /// The reads so far on this thread whose value whoever read it must not keep: values built
+  /// anew on every read, whose builds run on the thread that reads them. A wrapper whose read
+  /// changed the count does not keep what it read.
+  static let uncachedReads = ThreadSlot()
+
   @usableFromInline
   init(node: EnvironmentNode, isWord: Bool, _ project: @escaping EnvironmentProjection) {
     self.node = node
@@ -130,10 +135,10 @@ final class EnvironmentReader: Sendable {
   /// unless it was built anew for this read (a value new on every read is never kept).
   @usableFromInline @inline(never)
   func refresh(at current: UInt64) -> StoredValue {
-    let uncached = EnvironmentValues.uncachedReads.load(ordering: .relaxed)
+    let uncached = Self.uncachedReads.word
     LockAudit.assertNoneHeld("an @Environment wrapper reads its key path")
     let fresh = project(node.values, node)
-    guard EnvironmentValues.uncachedReads.load(ordering: .relaxed) == uncached else { return fresh }
+    guard Self.uncachedReads.word == uncached else { return fresh }
     cache.store(fresh.copy(), atVersion: current)
     return fresh
   }

@@ -1,5 +1,5 @@
 extension AnyDerived {
-  /// The kept cell `values` can use, found with no lock but its table's, without waiting or
+  /// The kept cell `values` can use, found with no lock but its cache's, without waiting or
   /// building: the read of a derived value built before. `nil` sends the read to
   /// ``cell(in:name:)``.
   @usableFromInline
@@ -24,16 +24,17 @@ extension AnyDerived {
     for anchor in anchors {
       if let cell = currentCell(in: values, anchor: anchor) { return cell }
     }
-    guard let cell = processCell.withLock({ $0 }), cell.isCurrent(in: values) else { return nil }
-    return cell
+    if let cell = processCell.withLock({ $0 }), cell.isCurrent(in: values) { return cell }
+    // Values taken before a write find what it evicted with the view it retired.
+    guard let base = values.base, base.isView else { return nil }
+    return base.cache?.parkedCell(for: self, in: values)
   }
 
-  /// The current cell for `values` kept with the frame of `anchor`'s write, if any.
+  /// The current cell for `values` kept in the cache of the frame of `anchor`'s write, if any.
   private func currentCell(in values: EnvironmentValues, anchor: ObjectIdentifier)
     -> DerivedCell?
   {
-    guard let cell = DerivedCellTable.ofHome(of: anchor, in: values)?.cell(for: self),
-      cell.isCurrent(in: values)
+    guard let cell = values.cacheOfHome(of: anchor)?.cell(for: self), cell.isCurrent(in: values)
     else { return nil }
     return cell
   }
@@ -51,7 +52,7 @@ extension AnyDerived {
       return fail(in: values, name: name, because: depthMessage(innermost, closedBy: name))
     }
     if lifetime == .newOnEveryRead {
-      EnvironmentValues.uncachedReads.add(1, ordering: .relaxed)
+      EnvironmentReader.uncachedReads.word &+= 1
       let build = DerivedBuild(derivation: self, name: name, parent: innermost, values: values)
       switch run(build, in: values) {
       case .failure(let message):
@@ -95,7 +96,7 @@ extension AnyDerived {
     }
   }
 
-  /// The identity of the value: its key in values and in tables.
+  /// The identity of the value: its key in values and in caches.
   var key: ObjectIdentifier { ObjectIdentifier(self) }
 
   private enum Claim {
@@ -127,28 +128,7 @@ extension AnyDerived {
         let build = DerivedBuild(
           derivation: self, name: name, parent: parent, values: values, claiming: learned)
         underWay.append(build)
-        prepareTables(in: values, anchors: learned.anchors)
         return .claimed(build)
-      }
-    }
-  }
-
-  /// Gives a table to each frame that may keep the value a build claimed now: the frames of the
-  /// learned anchors, or before any is learned, the frame of what was written to `values`
-  /// themselves. A write to that frame's node while the build runs then hands its successor the
-  /// same table, so that the value kept at the end is found through the frame that replaced the
-  /// one the build read: a build that writes to its own node finds its value afterwards.
-  private func prepareTables(in values: EnvironmentValues, anchors: [ObjectIdentifier]) {
-    guard lifetime == .onePerInputs else { return }
-    for anchor in anchors {
-      guard let (frame, position) = values.record(for: anchor) else { continue }
-      _ = DerivedCellTable.of(frame.home(at: position), creating: true)
-    }
-    // No anchor learned yet: any frame the values see may keep the value.
-    guard anchors.isEmpty else { return }
-    for frame in [values.own, values.base].compactMap({ $0 }) {
-      for position in frame.positions {
-        _ = DerivedCellTable.of(frame.home(at: position), creating: true)
       }
     }
   }
@@ -159,20 +139,38 @@ extension AnyDerived {
     -> DerivedCell
   {
     let outcome = run(build, in: values)
+    var placement = Placement.process
+    if case .success(let cell) = outcome { placement = self.placement(of: cell, in: values) }
     var replaced: DerivedCell?
-    let kept = claims.withLock { underWay -> DerivedCell? in
-      // By index: `remove(at:)` keeps the array's storage for the next claim.
-      if let index = underWay.firstIndex(where: { $0 === build }) { underWay.remove(at: index) }
-      var kept: DerivedCell?
-      if case .success(let cell) = outcome { kept = keep(cell, in: values, replacing: &replaced) }
-      // Under `claims`, after the cell is kept: a reader that looks now finds it kept and the
-      // build finished, not one without the other.
-      build.finish(with: kept)
-      return kept
+    var kept: DerivedCell?
+    // A write that reaches the anchor's node before the keep sends the build back to check the
+    // node's values again, still claimed; so many in a row that it gives up keeps it nowhere.
+    for attempt in 0... {
+      let finished = claims.withLock { underWay -> Bool in
+        if case .success(let cell) = outcome {
+          switch keep(cell, at: placement, in: values, replacing: &replaced) {
+          case .some(let cell): kept = cell
+          case .none where attempt < Self.keepAttempts:
+            return false
+          case .none: kept = cell
+          }
+        }
+        // By index: `remove(at:)` keeps the array's storage for the next claim.
+        if let index = underWay.firstIndex(where: { $0 === build }) { underWay.remove(at: index) }
+        // Under `claims`, after the cell is kept: a reader that looks now finds it kept and the
+        // build finished, not one without the other.
+        build.finish(with: kept)
+        return true
+      }
+      if finished { break }
+      if case .success(let cell) = outcome, case .cache(let cache, _, _) = placement {
+        placement = checked(cell, in: cache, values: values)
+      }
     }
     build.wakeWaiters()
     // Released with no lock held: the cell kept before may hold the last reference to its value.
     replaced = nil
+    placement = .process
     guard let kept else {
       if case .failure(let message) = outcome {
         return fail(in: values, name: name, because: message)
@@ -182,15 +180,101 @@ extension AnyDerived {
     return deliver(kept, in: values, name: name)
   }
 
-  /// Keeps a built cell with its anchor, or for the process; returns the cell its readers get:
-  /// this one, or the one another build for the same inputs kept first. Called holding `claims`.
+  /// How many times a build checks its anchor node's values again, each after a write reached
+  /// the node, before it gives up keeping its cell.
+  private static var keepAttempts: Int { 8 }
+
+  /// Where a built cell is kept, as a build decides it with no lock held.
+  private enum Placement {
+    /// For the process: built from defaults alone, or one per process.
+    case process
+    /// Nowhere: delivered to the readers that asked, and built again for the next.
+    case nowhere
+    /// In a cache, if its generation is still the one given (always for `nil`); one that
+    /// `checksAgain` goes back to its node's values when it finds the generation moved.
+    case cache(DerivedCache, generation: UInt64?, checksAgain: Bool)
+    /// Parked, for the values taken before a write, which it was built from.
+    case parked(DerivedCache)
+  }
+
+  /// Where `cell`, built from `values`, is kept: in the cache of the own frame that holds its
+  /// anchor, the nearest write it read, if it is current for that frame's node.
+  ///
+  /// A frame a node published records its cache's generation then: while that holds, no write
+  /// reached the node since, and a cell built from a snapshot that holds the frame is current
+  /// for the node. Else the cell is checked against the node's values now, under the generation
+  /// read before them. A frame an update's body writes, which its node does not hold yet, keeps
+  /// a cell only while no write reached the node since the update started. A cache with no node
+  /// yet (free-standing values', a child's closure's) keeps it as it is.
+  private func placement(of cell: DerivedCell, in values: EnvironmentValues) -> Placement {
+    guard lifetime == .onePerInputs, !cell.isProvisional else { return .process }
+    guard let anchor = cell.anchor, let (frame, position) = values.record(for: anchor.key) else {
+      return .process
+    }
+    let home = frame.home(at: position)
+    let cache = home.cache ?? home.attachCache(DerivedCache())
+    switch cache.binding {
+    case .orphaned:
+      return .nowhere
+    case .unbound:
+      return .cache(cache, generation: nil, checksAgain: false)
+    case .bound(let generation):
+      if !home.isFrozen || generation == home.generation {
+        return .cache(cache, generation: home.generation, checksAgain: home.isFrozen)
+      }
+      return checked(cell, in: cache, values: values)
+    }
+  }
+
+  /// `cell` kept in `cache` if it is current for the values of the cache's node now, under the
+  /// generation read before them.
+  ///
+  /// A cell built from values taken before a write that changed what it read is parked with the
+  /// view the write retired, if the values read through it, for the readers of those values.
+  private func checked(
+    _ cell: DerivedCell, in cache: DerivedCache, values: EnvironmentValues
+  ) -> Placement {
+    LockAudit.assertNoneHeld("a build checks its node's values")
+    let generation = cache.withNode { node, generation in
+      cell.hasInputs(of: node.values) ? generation : nil
+    }
+    if let generation = generation.flatMap({ $0 }) {
+      return .cache(cache, generation: generation, checksAgain: true)
+    }
+    guard let parked = values.base?.cache, values.base?.isView == true, parked.isParking else {
+      return .nowhere
+    }
+    return .parked(parked)
+  }
+
+  /// Keeps a built cell as `placement` says, or for the process; returns the cell its readers
+  /// get: this one, or the one another build for the same inputs kept first; `nil` if a write
+  /// reached the anchor's node since the placement was decided. Called holding `claims`.
   private func keep(
-    _ cell: DerivedCell, in values: EnvironmentValues, replacing replaced: inout DerivedCell?
-  ) -> DerivedCell {
+    _ cell: DerivedCell, at placement: Placement, in values: EnvironmentValues,
+    replacing replaced: inout DerivedCell?
+  ) -> DerivedCell? {
     learn(cell.inputs, anchor: cell.anchor?.key)
     // Built on a fallback: its waiters get it, and the next read builds again.
     if cell.isProvisional { return cell }
-    guard let anchor = cell.anchor, let (frame, position) = values.record(for: anchor.key) else {
+    switch placement {
+    case .nowhere:
+      return cell
+    case .parked(let parked):
+      if let first = parked.parkedCell(for: self, in: values) { return first }
+      parked.park([cell])
+      return cell
+    case .cache(let cache, let generation, let checksAgain):
+      switch cache.keep(cell, ifGeneration: generation) {
+      case .kept(let old):
+        replaced = old
+        return cell
+      case .keptFirst(let first): return first
+      case .refused: return cell
+      // A pending frame's cell cannot be checked again: the node does not hold that frame.
+      case .moved: return checksAgain ? nil : cell
+      }
+    case .process:
       return processCell.withLock { kept in
         if let first = kept, !first.isDiscarded,
           lifetime == .onePerProcess || first.isCurrent(in: values)
@@ -202,16 +286,6 @@ extension AnyDerived {
         return cell
       }
     }
-    // A write made while the value was built may have handed the frame's values to a table
-    // of its successor's: keep it there, unless it read a write that one left behind.
-    guard
-      let table = DerivedCellTable.of(frame.home(at: position), creating: true)?.latest(for: cell)
-    else { return cell }
-    // A build claimed before this one learned keys it did not know may have kept a value for
-    // these inputs first: hand that one out, so that one set of inputs has one live value.
-    if let first = table.cell(for: self), first.isCurrent(in: values) { return first }
-    replaced = table.keep(cell)
-    return cell
   }
 
   /// A kept value, recorded as read by whatever build or probe is reading.

@@ -4,22 +4,25 @@ import Synchronization
 /// lifetime, where it was declared, how to build it, the keys its kept values are anchored by,
 /// and the builds under way.
 ///
-/// Where a built value is kept: a value of lifetime `onePerInputs` is kept in the cell table
-/// attached to its *anchor*, the own frame that holds the nearest of the writes its build read
-/// (the write of the deepest node, or of free-standing values). Every reader that sees that
-/// write sees the frame, so readers that see the same inputs find the value in one place; and
-/// it lives as long as that frame, or until a write replaces one of its inputs (see
-/// `DerivedCellTable`). A value built from defaults alone, or one per process, is kept in
+/// Where a built value is kept: a value of lifetime `onePerInputs` is kept in the cache of its
+/// *anchor*, the own frame that holds the nearest of the writes its build read (the write of the
+/// deepest node, or of free-standing values): the node's one `DerivedCache`, which every frame
+/// of the node shares. Every reader that sees that write finds the cache, so readers that see
+/// the same inputs find the value in one place, and a write that replaces one of its inputs
+/// evicts it. A value built from defaults alone, or one per process, is kept in
 /// ``processCell``.
 ///
 /// How a value is built once per set of inputs, the protocol in a paragraph: a read that finds
 /// no current cell where the learned anchors point takes the `claims` lock. Under it, it looks
-/// for a current cell in every place one can be kept (the table of each learned anchor's frame
-/// it sees, and ``processCell``), then for a build under way whose claim matches it (the same
-/// stamps for the keys learned when the build was claimed), and waits for that build with no
-/// lock held; else it claims a build, which it runs with no lock held. A finished build, under
-/// the lock again, keeps its cell with its anchor (or hands its readers the cell that another
-/// build for the same inputs kept there first), and wakes its waiters, who look again.
+/// for a current cell in every place one can be kept (the cache of each learned anchor's frame
+/// it sees, ``processCell``, and what a write parked with the view the values read through),
+/// then for a build under way whose claim matches it (the same stamps for the keys learned when
+/// the build was claimed), and waits for that build with no lock held; else it claims a build,
+/// which it runs with no lock held. A finished build decides, with no lock held, whether its
+/// cell is current for the anchor's node (`placement(of:in:)`), then under the lock again keeps
+/// it in the node's cache if no write reached the node since (or hands its readers the cell
+/// that another build for the same inputs kept there first), and wakes its waiters, who look
+/// again; a build that finds a write reached the node checks again, still claimed.
 /// `DerivedProtocolModelTests` checks every interleaving of this protocol for two and three
 /// readers and a writer.
 @usableFromInline

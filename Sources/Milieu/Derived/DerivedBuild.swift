@@ -27,6 +27,8 @@ final class DerivedBuild: Sendable {
   /// is taken for a cycle (see ``DerivationWaits``).
   let claimKeys: KeyList?
   private let claimHash: UInt64
+  /// What the builds of this one's chain found not current: shared from the outermost.
+  let staleCells: StaleCells
   /// The cell readers get, once the build ended well.
   let result = LazyReference<DerivedCell>()
   private let phaseCode = Atomic<UInt8>(Phase.building.rawValue)
@@ -45,6 +47,7 @@ final class DerivedBuild: Sendable {
     self.name = name
     self.parent = parent
     self.depth = (parent?.depth ?? 0) + 1
+    self.staleCells = parent?.staleCells ?? StaleCells()
     self.isShared = derivation.lifetime != .newOnEveryRead || parent?.isShared == true
     self.values = values.unrecorded
     self.builder = currentThreadID()

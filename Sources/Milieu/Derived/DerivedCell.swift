@@ -6,7 +6,7 @@ import Synchronization
 @usableFromInline
 final class DerivedCell: Sendable {
   /// The value's declaration. Unowned: a declaration's ``AnyDerived/processCell`` holds its
-  /// cell; a table that keeps a cell holds the declaration too (see `DerivedCellTable`).
+  /// cell; a cache that keeps a cell holds the declaration too (see `DerivedCache`).
   unowned let derivation: AnyDerived
   let name: ValueName
   /// Tells this value from every other: a value that read this one records this stamp.
@@ -18,23 +18,19 @@ final class DerivedCell: Sendable {
   let inputs: [ReadRecorder.Read]
   /// The kept derived values the build read first-hand.
   let dependencies: [DerivedCell]
-  /// The write whose frame keeps the value; `nil` for a value kept for the process.
+  /// The nearest write the build read, whose own frame's cache keeps the value; `nil` for a
+  /// value kept for the process.
   let anchor: Stamped?
   /// Whether the value was built from a fallback: handed to the readers that waited for it,
   /// and not kept.
   let isProvisional: Bool
   private let discarded = Atomic<Bool>(false)
-  /// Whether a read that sees other inputs was reported; a value kept for the process reports
-  /// only the first.
-  let reportedMismatch = Atomic<Bool>(false)
   /// Whether the build read a derived value: checking that one is current checks what it read
   /// in turn.
   private let readsDerived: Bool
-  /// For a cell that read a derived value, the values it was last found not current in, by
-  /// their frames' ids, which no other frame ever has: frames never change, so it stays so, and
-  /// a chain of derived values rebuilt after a write checks each link once, not once for every
-  /// link above it.
-  private let staleIn = Atomic<WordPair>(WordPair(first: 0, second: 0))
+  /// Whether a read that sees other inputs was reported; a value kept for the process reports
+  /// only the first.
+  let reportedMismatch = Atomic<Bool>(false)
 
   init(
     derivation: AnyDerived, name: ValueName, value: consuming StoredValue,
@@ -62,22 +58,19 @@ final class DerivedCell: Sendable {
   func discard() { discarded.store(true, ordering: .releasing) }
 
   /// Whether the value was built from what `values` sees, and nothing it read was discarded.
+  ///
+  /// A cell that read derived values checks them in turn. Builds that run now on this thread
+  /// remember the cells they found not current in the values they read, so that a chain of
+  /// derived values built again checks each link once, not once for every link above it.
   func isCurrent(in values: EnvironmentValues) -> Bool {
     guard !isDiscarded else { return false }
-    guard readsDerived else { return hasInputs(of: values) }
-    let key = Self.key(of: values)
-    // Never both 0: those values hold no write, so a cell kept with an anchor is current there.
-    if staleIn.load(ordering: .relaxed) == key, key != WordPair(first: 0, second: 0) {
-      return false
+    guard readsDerived, let stale = DerivedBuild.innermost?.staleCells else {
+      return hasInputs(of: values)
     }
+    if stale.contains(self, in: values) { return false }
     if hasInputs(of: values) { return true }
-    staleIn.store(key, ordering: .relaxed)
+    stale.insert(self, in: values)
     return false
-  }
-
-  /// The ids of the frames of `values`; 0 for none, which no frame has.
-  private static func key(of values: EnvironmentValues) -> WordPair {
-    WordPair(first: UInt(values.own?.id ?? 0), second: UInt(values.base?.id ?? 0))
   }
 
   /// What the build read, and what each derived value it read was built from, each key once, in
@@ -123,129 +116,25 @@ final class DerivedCell: Sendable {
   }
 }
 
-/// The cells kept with one frame, one per derived value: what derived values attach to frames.
-///
-/// Each cell is kept with its declaration, which the table holds: cells are found by the
-/// declaration, whose identity no other can take while this one lives. A frame keeps few
-/// derived values, so the table is a list.
-final class DerivedCellTable: FrameAttachment {
-  typealias Entry = (derivation: AnyDerived, cell: DerivedCell)
+/// The cells that the builds of one chain found not current, each with the values it was
+/// checked in, which the chain holds while it runs.
+final class StaleCells: Sendable {
+  private typealias Found = (cell: DerivedCell, own: Frame?, base: Frame?)
+  private let found = Lock<[ObjectIdentifier: Found]>([:])
 
-  private let cells: Lock<[Entry]>
-  /// The table that took this one's place for the node's next frame, once a write dropped
-  /// values from it, with every write the replacement left behind: a build claimed before the
-  /// write keeps its value where readers now look, unless it read one of those writes.
-  private let successor = LazyReference<Succession>()
-
-  init(_ cells: [Entry] = []) {
-    self.cells = Lock(cells)
-  }
-
-  private func withLock<Result>(_ body: (inout [Entry], Void) -> Result) -> Result {
-    cells.withLock { body(&$0, ()) }
-  }
-
-  /// The table attached to the own frame that holds the write a read of `key` in `values`
-  /// finds, if it has one.
-  static func ofHome(of key: ObjectIdentifier, in values: EnvironmentValues) -> DerivedCellTable? {
-    values.attachmentOfHome(of: key).map { uncheckedDowncast($0, to: DerivedCellTable.self) }
-  }
-
-  /// The table attached to `frame`, made if `create` and there is none.
-  static func of(_ frame: Frame, creating create: Bool) -> DerivedCellTable? {
-    if let attached = frame.attachment {
-      return uncheckedDowncast(attached, to: DerivedCellTable.self)
-    }
-    guard create else { return nil }
-    return uncheckedDowncast(frame.attach(DerivedCellTable()), to: DerivedCellTable.self)
-  }
-
-  /// The cell kept for a derived value.
-  func cell(for derivation: AnyDerived) -> DerivedCell? {
-    withLock { cells, _ in
-      for entry in cells where entry.derivation === derivation { return entry.cell }
-      return nil
+  /// Whether `cell` was found not current in `values`.
+  func contains(_ cell: DerivedCell, in values: EnvironmentValues) -> Bool {
+    found.withLock { found in
+      // Held here, so the identifier is this cell's, and the frames are these values'.
+      guard let known = found[ObjectIdentifier(cell)] else { return false }
+      return known.cell === cell && known.own === values.own && known.base === values.base
     }
   }
 
-  /// The table that now keeps what this one kept: this one, or its successor's, and so on;
-  /// `nil` if `cell` read a write that a successor left behind.
-  func latest(for cell: DerivedCell) -> DerivedCellTable? {
-    var table = self
-    while let next = table.successor.load() {
-      if cell.inputs.contains(where: {
-        next.replaced.contains(Stamped(key: $0.key, stamp: $0.stamp))
-      }) {
-        return nil
-      }
-      table = next.table
+  func insert(_ cell: DerivedCell, in values: EnvironmentValues) {
+    let replaced = found.withLock { found in
+      found.updateValue((cell, values.own, values.base), forKey: ObjectIdentifier(cell))
     }
-    return table
-  }
-
-  /// Keeps a built cell, in place of the one kept before for its derived value, which it
-  /// returns: the caller releases it once no lock is held, since a cell's last release frees
-  /// its value.
-  func keep(_ cell: DerivedCell) -> DerivedCell? {
-    withLock { cells, _ in
-      guard let index = cells.firstIndex(where: { $0.derivation === cell.derivation }) else {
-        cells.append((cell.derivation, cell))
-        return nil
-      }
-      defer { cells[index].cell = cell }
-      return cells[index].cell
-    }
-  }
-
-  /// The cells that hold a built value, for diagnostics.
-  var builtCells: [DerivedCell] {
-    withLock { cells, _ in cells.map(\.cell) }.filter { !$0.isDiscarded }
-  }
-
-  func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)? {
-    let all = withLock { cells, _ in cells }
-    // A build that keeps a cell here meanwhile may replace one of these, leaving this copy its
-    // last reference: released by the caller, after the write's locks.
-    released.append(all)
-    var kept = all
-    // A dropped value drops what was built from it: go round until nothing more drops.
-    var dropped = true
-    while dropped {
-      dropped = false
-      for (index, entry) in kept.enumerated().reversed()
-      where entry.cell.inputs.contains(where: {
-        replaced.contains(Stamped(key: $0.key, stamp: $0.stamp))
-      }) {
-        kept.remove(at: index)
-        replaced.insert(Stamped(key: entry.derivation.key, stamp: entry.cell.stamp))
-        dropped = true
-      }
-    }
-    if kept.count == all.count { return self }
-    let next = DerivedCellTable(kept)
-    successor.storeIfNil(Succession(table: next, replaced: replaced))
-    return next
-  }
-
-  func absorb(_ other: any FrameAttachment) {
-    let other = uncheckedDowncast(other, to: DerivedCellTable.self)
-    let cells = other.withLock { cells, _ in cells }
-    withLock { mine, _ in
-      for entry in cells where !mine.contains(where: { $0.derivation === entry.derivation }) {
-        mine.append(entry)
-      }
-    }
-    other.successor.storeIfNil(Succession(table: self, replaced: []))
-  }
-}
-
-/// What took a table's place: see `DerivedCellTable.latest(for:)`.
-final class Succession: Sendable {
-  let table: DerivedCellTable
-  let replaced: Set<Stamped>
-
-  init(table: DerivedCellTable, replaced: Set<Stamped>) {
-    self.table = table
-    self.replaced = replaced
+    withExtendedLifetime(replaced) {}
   }
 }

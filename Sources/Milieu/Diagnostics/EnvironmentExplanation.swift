@@ -156,9 +156,12 @@ extension EnvironmentNode {
         }
         let built = cell.map { Self.describe($0.value.anyValue) } ?? "built anew on every read"
         candidates.append((built, .derived(derived.lifetime)))
+      } else if let known = read.name.keyDefault
+        ?? (read.entry as? any DefaultGiving)?.anyDefaultValue
+      {
+        candidates.append((Self.describe(known), .defaultValue))
       } else {
-        // With no override anywhere, the key path reads the key's default.
-        candidates.append((Self.describe(EnvironmentValues()[keyPath: keyPath]), .defaultValue))
+        candidates.append(("its default", .defaultValue))
       }
       keys.append(
         EnvironmentExplanation.Key(

@@ -63,7 +63,7 @@ extension EnvironmentNode {
       var lines = [prefix + EnvironmentNode.displayName(name)]
       let overridePrefix = childPrefix + (hasChildren ? "│  " : "   ")
       guard let overrides else { return lines + hiddenLine }
-      let built = DerivedCellTable.of(overrides, creating: false)?.builtCells ?? []
+      let built = overrides.cache?.builtCells ?? []
       let records = overrides.positions.map { (info: overrides.info(at: $0), position: $0) }
       // In the order they were written: a later write has a larger stamp.
       for (info, position) in records.sorted(by: { $0.info.stamp < $1.info.stamp }) {
@@ -72,7 +72,8 @@ extension EnvironmentNode {
         let value = EnvironmentNode.describe(overrides.anyValue(at: position))
         lines.append(overridePrefix + "\(info.name) = \(value)\(origin)\(overridden)")
         // The derived values built from this override and kept with it.
-        let kept = built.filter { $0.anchor?.key == info.key }.map(\.name.description).sorted()
+        let write = Stamped(key: info.key, stamp: info.stamp)
+        let kept = built.filter { $0.anchor == write }.map(\.name.description).sorted()
         if !kept.isEmpty {
           lines.append(overridePrefix + "  ↳ keeps derived " + kept.joined(separator: ", "))
         }

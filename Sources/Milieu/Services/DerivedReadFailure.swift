@@ -21,11 +21,14 @@ enum DerivedReadFailure: Sendable {
   }
 
   /// Where the failures of the reads made in this task go: set while services are read.
-  @TaskLocal static var listener: (@Sendable (Noted) -> Void)?
+  ///
+  /// An object, not a closure: Swift 6.3.1's optimized builds crash binding a task-local of an
+  /// optional closure in a synchronous scope.
+  @TaskLocal static var listener: IssueCollector?
 
   /// Tells the listener, if any, that the read of `name`, declared at `declaration`, failed.
   static func note(_ failure: Self, of name: ValueName, at declaration: CallSite) {
     guard let listener else { return }
-    listener(Noted(failure: failure, name: name.description, declaration: declaration))
+    listener.tell(Noted(failure: failure, name: name.description, declaration: declaration))
   }
 }

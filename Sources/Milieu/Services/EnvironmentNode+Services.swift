@@ -161,7 +161,7 @@ extension EnvironmentNode {
     var graph = ServiceReads()
     var named: [ServicePlan.Named] = []
     var failures: [ServiceFailure] = []
-    DerivedReadFailure.$listener.withValue(issues.listener) {
+    DerivedReadFailure.$listener.withValue(issues) {
       for keyPath in services {
         let before = issues.count
         guard let root = graph.add(keyPath, in: values) else { continue }
@@ -191,7 +191,7 @@ extension EnvironmentNode {
 
 /// Keeps the issues reported to its reporter, each with the failure the core told just before
 /// it, if the issue is about that failure.
-private final class IssueCollector: Sendable {
+final class IssueCollector: Sendable {
   /// An issue, and how the read it is about failed.
   struct Reported {
     let issue: EnvironmentIssue
@@ -228,8 +228,9 @@ private final class IssueCollector: Sendable {
     }
   }
 
-  var listener: @Sendable (DerivedReadFailure.Noted) -> Void {
-    { [self] failure in state.withLock { $0.told = failure } }
+  /// Takes what the core tells of the failure of the read whose issue it reports next.
+  func tell(_ failure: DerivedReadFailure.Noted) {
+    state.withLock { $0.told = failure }
   }
 
   var count: Int { state.withLock { $0.reported.count } }

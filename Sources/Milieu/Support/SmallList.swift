@@ -23,4 +23,15 @@ struct SmallList<Element> {
     if let second, !body(second) { return }
     if let first { _ = body(first) }
   }
+
+  /// How many elements the list holds.
+  var count: Int { (first == nil ? 0 : second == nil ? 1 : 2) + rest.count }
+
+  var isEmpty: Bool { first == nil }
+}
+
+extension SmallList where Element: Equatable {
+  func contains(_ element: Element) -> Bool {
+    first == element || second == element || !rest.isEmpty && rest.contains(element)
+  }
 }

@@ -137,6 +137,9 @@ struct VersionedLock: ~Copyable, Sendable {
   /// before releasing the lock is visible after this load.
   @inlinable var version: UInt64 { word.load(ordering: .acquiring) >> 1 }
 
+  /// Whether the version is `version`, read by the thread that holds the lock.
+  func isVersion(_ version: UInt64) -> Bool { word.load(ordering: .relaxed) >> 1 == version }
+
   /// Whether some thread holds the lock: for assertions.
   var isHeld: Bool { word.load(ordering: .relaxed) & 1 == 1 }
 
@@ -183,9 +186,8 @@ struct VersionedLock: ~Copyable, Sendable {
   @inlinable @inline(__always)
   borrowing func unlock(bumping: Bool = false) {
     LockAudit.released()
-    // Only the holder changes the word while the lock is held.
-    let held = word.load(ordering: .relaxed)
-    word.store((held & ~1) &+ (bumping ? 2 : 0), ordering: .releasing)
+    // The held bit is set: adding 1 clears it and bumps the version, subtracting 1 clears it.
+    word.wrappingAdd(bumping ? 1 : .max, ordering: .releasing)
   }
 }
 
@@ -432,6 +434,11 @@ func taskLocalReference<Object: AnyObject>(_ local: TaskLocal<Object?>) -> Objec
 /// scope binds it: the Swift runtime's entry point behind `TaskLocal.get`.
 @_silgen_name("swift_task_localValueGet")
 private func taskLocalValue(forKey key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
+
+/// Lets other threads run before this one goes on.
+func yieldThread() {
+  sched_yield()
+}
 
 /// Writes `text` to standard error in one call.
 func writeToStandardError(_ text: String) {

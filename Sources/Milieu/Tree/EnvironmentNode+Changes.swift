@@ -41,6 +41,8 @@ protocol ChangeObserving: Sendable {
   func refresh()
   /// Finishes the stream: the node is gone.
   func finish()
+  /// Whether the stream's node is `node` or below it, and so sees what is written there.
+  func observes(below node: EnvironmentNode) -> Bool
 }
 
 /// One stream's state: the node (weakly), the key path, and what was last reported.
@@ -116,13 +118,25 @@ final class ChangeObserver<Value: Sendable>: ChangeObserving {
   func finish() {
     continuation.finish()
   }
+
+  func observes(below written: EnvironmentNode) -> Bool {
+    var cursor = node
+    while let current = cursor {
+      if current === written { return true }
+      cursor = current.parent
+    }
+    return false
+  }
 }
 
 /// Every live change stream in the process, so that a write can tell them to re-read.
 enum ChangeObservers {
   private struct Registry {
     var nextIdentifier = 0
-    var observers: [Int: (node: ObjectIdentifier, observer: any ChangeObserving)] = [:]
+    /// The streams of each node, by the node's identifier, which a node's deinit removes: so
+    /// every identifier here is a live node's.
+    var observers: [ObjectIdentifier: [Int: any ChangeObserving]] = [:]
+    var nodes: [Int: ObjectIdentifier] = [:]
   }
 
   private static let registry = Lock(Registry())
@@ -133,34 +147,31 @@ enum ChangeObservers {
   static func add(_ observer: any ChangeObserving, for node: ObjectIdentifier) -> Int {
     registry.withLock { registry in
       registry.nextIdentifier += 1
-      registry.observers[registry.nextIdentifier] = (node, observer)
+      registry.observers[node, default: [:]][registry.nextIdentifier] = observer
+      registry.nodes[registry.nextIdentifier] = node
       count.add(1, ordering: .relaxed)
       return registry.nextIdentifier
     }
   }
 
   static func remove(_ identifier: Int) {
-    registry.withLock { registry in
-      if registry.observers.removeValue(forKey: identifier) != nil {
-        count.subtract(1, ordering: .relaxed)
-      }
+    let removed = registry.withLock { registry -> (any ChangeObserving)? in
+      guard let node = registry.nodes.removeValue(forKey: identifier) else { return nil }
+      count.subtract(1, ordering: .relaxed)
+      defer { if registry.observers[node]?.isEmpty == true { registry.observers[node] = nil } }
+      return registry.observers[node]?.removeValue(forKey: identifier)
     }
+    withExtendedLifetime(removed) {}
   }
 
-  /// Whether no stream is open: a write then lists no nodes to refresh.
-  static var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
-
-  /// Lets the observers of the given nodes re-read; called after a write, with no lock held,
-  /// with the written node and its descendants: no other node can see the write.
-  ///
-  /// A listed node may have been freed since, and its identifier reused by a new node: that
-  /// node's observers then re-read for nothing, since an observer yields only a change.
-  static func refresh(observersOf nodes: [ObjectIdentifier]) {
-    let nodes = Set(nodes)
-    let observers = registry.withLock { registry in
-      registry.observers.values.filter { nodes.contains($0.node) }.map(\.observer)
-    }
-    for observer in observers { observer.refresh() }
+  /// Lets the observers of `written` and of its descendants re-read, with no lock held: no
+  /// other node can see its write. Each stream's node is found through the stream, which holds
+  /// it, so no write lists its subtree.
+  @inline(__always)
+  static func refresh(below written: EnvironmentNode) {
+    guard count.load(ordering: .relaxed) != 0 else { return }
+    let observers = registry.withLock { $0.observers.values.flatMap(\.values) }
+    for observer in observers where observer.observes(below: written) { observer.refresh() }
   }
 
   /// Finishes the streams of a node that is being deinitialized.
@@ -168,15 +179,15 @@ enum ChangeObservers {
   /// Always inlined: every node's deinit calls it, and almost always finds no stream at all.
   @inline(__always)
   static func nodeWillDeinitialize(_ node: ObjectIdentifier) {
-    if !isEmpty { finishStreams(of: node) }
+    if count.load(ordering: .relaxed) != 0 { finishStreams(of: node) }
   }
 
   private static func finishStreams(of node: ObjectIdentifier) {
-    let finished = registry.withLock { registry in
-      let matching = registry.observers.filter { $0.value.node == node }
-      for identifier in matching.keys { registry.observers[identifier] = nil }
+    let finished = registry.withLock { registry -> [any ChangeObserving] in
+      guard let matching = registry.observers.removeValue(forKey: node) else { return [] }
+      for identifier in matching.keys { registry.nodes[identifier] = nil }
       count.subtract(matching.count, ordering: .relaxed)
-      return matching.values.map(\.observer)
+      return Array(matching.values)
     }
     for observer in finished { observer.finish() }
   }

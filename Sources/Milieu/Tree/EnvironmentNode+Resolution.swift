@@ -1,12 +1,12 @@
 extension EnvironmentNode {
   /// The node's own frame over what it inherits, as a write starts from them, with the node's
   /// version then.
-  func writableValues() -> (values: EnvironmentValues, version: UInt64) {
+  func writableValues() -> (values: EnvironmentValues, version: UInt64, hasChildren: Bool) {
     while true {
-      let found = withLockedState { state, version -> (EnvironmentValues, UInt64)? in
+      let found = withLockedState { state, version -> (EnvironmentValues, UInt64, Bool)? in
         guard let inherited = state.inherited else { return nil }
         let base = inherited.isNothing ? nil : inherited
-        return (EnvironmentValues(own: state.own, base: base), version)
+        return (EnvironmentValues(own: state.own, base: base), version, state.hasChildren)
       }
       if let found { return found }
       resolve()
@@ -78,31 +78,55 @@ extension EnvironmentNode {
     }
   }
 
-  /// Replaces the node's own frame and stales every cache in its subtree.
+  /// Replaces the node's own frame with the one `make` builds and stales every cache in its
+  /// subtree.
   ///
-  /// `change` gets the own frame and returns the new own frame, or the same one when the write
-  /// changes nothing.
+  /// `make` gets the node's own frame and what the node inherits (`nil` for nothing) and returns
+  /// the new own frame, frozen, or the same one when the write changes nothing. It runs with no
+  /// lock held, so that no frame is made or freed under one, and again if another write reached
+  /// the node meanwhile: the frame is installed only if the node is still as `make` saw it.
   ///
-  /// The node's lock is held from the change to the end of the walk below it, and each
+  /// The node's lock is held from the install to the end of the walk below it, and each
   /// descendant's while the walk is under it, so a reader that finds a version unchanged saw
   /// nothing of the write, and one that finds it bumped sees all of it. Each descendant forgets
-  /// what it inherits; one that kept derived values built from a replaced write gets a new
-  /// frame, with the values still current, so that the outdated ones go with the frames nobody
-  /// reads any more. What the write replaces is released after every lock is let go: a value's
-  /// deinit (an alert host's resolves its awaiters) must not run under a node's lock.
-  func write(_ change: (_ own: Frame?) -> Frame?) {
-    // Resolved, so that what the node inherits gives the stamps of the writes its own shadow: a
-    // write above may have unresolved it since the caller read it.
-    lock.lock()
-    while state.resolved == nil {
-      lock.unlock()
-      resolve()
+  /// what it inherits. The node and every descendant with an own frame evict from their derived
+  /// cache the values built from a write this one replaced, and bump its generation. What the
+  /// write replaces is released after every lock is let go: a value's deinit (an alert host's
+  /// resolves its awaiters) must not run under a node's lock.
+  func write(_ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?) {
+    write(from: writableValues(), make)
+  }
+
+  /// ``write(_:)`` from the node as `start` read it.
+  func write(
+    from start: (values: EnvironmentValues, version: UInt64, hasChildren: Bool),
+    _ make: (_ own: Frame?, _ inherited: Frame?) -> Frame?
+  ) {
+    var (seen, version, hasChildren) = start
+    var replacement: Frame?
+    // What the write replaces, with the stamps the node saw for them: for the caches that may
+    // keep values built from them, found before the lock is taken.
+    var replaced = ReplacedWrites()
+    var knowsReplaced = false
+    var cache: DerivedCache?
+    while true {
+      replacement = make(seen.own, seen.base)
+      guard replacement !== seen.own else { return }
+      // The node's one cache goes with every frame it has.
+      cache = replacement.map {
+        $0.cache ?? $0.attachCache(seen.own?.cache ?? DerivedCache(node: self))
+      }
+      if !knowsReplaced, hasChildren || cache?.mayHoldCells == true {
+        replaced = Frame.replacedWrites(from: seen.own, to: replacement, over: seen.base)
+        knowsReplaced = true
+      }
       lock.lock()
-    }
-    let replacement = change(state.own)
-    guard replacement !== state.own else {
+      if lock.isVersion(version), knowsReplaced || !state.hasChildren { break }
       lock.unlock()
-      return
+      // Released with no lock held; `make` builds again from the node as it is now.
+      replacement = nil
+      knowsReplaced = false
+      (seen, version, hasChildren) = writableValues()
     }
     // What the write replaces is moved out here and released after the locks.
     var retiredView: Frame?
@@ -112,65 +136,71 @@ extension EnvironmentNode {
       state.resolved = retiredView?.base ?? Frame.nothing
     }
     let old = state.own.take()
-    state.own = consume replacement
+    var released: [DerivedCache.Entry] = []
+    var evicted: [DerivedCell] = []
+    // Where the values it evicts are parked for the values taken before it, in the views the
+    // write retires: made only once a value is evicted, and only if the node overrode something,
+    // since otherwise the views below it are its ancestors', which others still read.
+    var parked = Parking(isPossible: old != nil)
+    if let replacement, let cache {
+      replacement.generation = cache.evict(
+        &replaced, parkingIn: parked.cache(on: retiredView, if: cache), into: &evicted)
+    } else {
+      released = old?.cache?.orphan() ?? []
+    }
+    state.own = replacement.take()
     var retired = SmallList<Frame>()
-    var released: [Any] = []
-    var listed: [ObjectIdentifier]?
-    if state.hasChildren || old?.attachment != nil || !ChangeObservers.isEmpty {
-      staleSubtree(replacing: old, retired: &retired, released: &released, listing: &listed)
+    if state.hasChildren {
+      staleSubtree(
+        replacing: old, &replaced, parking: &parked, retired: &retired, evicted: &evicted)
     }
     lock.unlock(bumping: true)
-    withExtendedLifetime((old, retiredView, retired, released)) {}
-    if let listed { ChangeObservers.refresh(observersOf: listed) }
+    withExtendedLifetime((old, retiredView, retired, released, evicted, parked)) {}
+    ChangeObservers.refresh(below: self)
   }
 
-  /// The part of a write that reaches past the node, called holding its lock: carries the
-  /// derived values kept with its old frame `old` forward, and walks the subtree. The frames it
-  /// replaces go in `retired`, and what else may hold the last reference to a value in
-  /// `released`; the nodes whose change streams may see the write, in `listed`, if some stream
-  /// exists.
+  /// The part of a write that reaches past the node, called holding its lock: walks the
+  /// subtree. The frames it replaces go in `retired`, and what else may hold the last reference
+  /// to a value in `released`.
   @inline(never)
   private func staleSubtree(
-    replacing old: Frame?, retired: inout SmallList<Frame>, released: inout [Any],
-    listing listed: inout [ObjectIdentifier]?
+    replacing old: Frame?, _ replaced: inout ReplacedWrites, parking parked: inout Parking,
+    retired: inout SmallList<Frame>, evicted: inout [DerivedCell]
   ) {
-    if !ChangeObservers.isEmpty { listed = [ObjectIdentifier(self)] }
-    // The writes the new frame replaces, with the stamps this node saw for them: asked only if a
-    // derived value was kept with a frame in the subtree.
-    let inherited = state.resolved.flatMap { $0.isNothing ? nil : $0 }
-    let write = (old: old, new: state.own, inherited: inherited)
-    var outdated: Set<Stamped>?
-    if let old, let new = state.own,
-      case .some(.some(let carried)) = Self.carried(
-        old, past: &outdated, write, released: &released)
-    {
-      // A derived value read in an update's body may have given the new frame a table already.
-      if let attached = new.attach(carried) as? any FrameAttachment, attached !== carried {
-        attached.absorb(carried)
-      }
-    }
-    guard state.hasChildren else { return }
     let oldSource = old == nil ? state.above : self
     let newSource = state.own == nil ? state.above : self
     // Nodes that override nothing share their view: one retired is released under the lock
     // when the list already holds it, which cannot free it.
     var lastRetired: Frame?
-    forEachDescendant(bumpingVersions: true) { node, state, _ in
-      if let resolved = state.resolved.take(), resolved !== lastRetired {
+    forEachDescendant(bumpingVersions: true) { _, state, _ in
+      let resolved = state.resolved.take()
+      if let resolved, resolved !== lastRetired {
         retired.append(resolved)
         lastRetired = resolved
       }
       state.replaceAbove(oldSource, with: newSource)
-      if let own = state.own,
-        let carried = Self.carried(own, past: &outdated, write, released: &released),
-        carried !== own.attachment, let reissued = own.reissued()
-      {
-        if let carried { reissued.attach(carried) }
-        retired.append(own)
-        state.own = reissued
+      if let cache = state.own?.cache {
+        cache.evict(&replaced, parkingIn: parked.cache(on: resolved, if: cache), into: &evicted)
       }
-      listed?.append(ObjectIdentifier(node))
       return true
+    }
+  }
+
+  /// Where a write parks what it evicts: one cache, made when a value is first evicted, given
+  /// to each view it retires: values taken before the write, which hold the view, find them there.
+  struct Parking {
+    let isPossible: Bool
+    private var parked: DerivedCache?
+
+    init(isPossible: Bool) {
+      self.isPossible = isPossible
+    }
+
+    /// The cache to park in what `cache` evicts, given to `view`; `nil` if nothing can be.
+    mutating func cache(on view: Frame?, if cache: DerivedCache?) -> DerivedCache? {
+      guard isPossible, let view, !view.isNothing, cache?.mayHoldCells == true else { return nil }
+      if parked == nil { parked = DerivedCache(parking: ()) }
+      return view.attachCache(parked.unsafelyUnwrapped)
     }
   }
 
@@ -182,20 +212,5 @@ extension EnvironmentNode {
       forEachDescendant(bumpingVersions: true) { _, _, _ in true }
     }
     lock.unlock(bumping: true)
-  }
-}
-
-extension EnvironmentNode {
-  /// What `frame`'s attachment keeps past the writes in `outdated` (filled, when first needed,
-  /// with the writes that replacing own frame `old` with `new` over `inherited` replaces): `.none` if it has no attachment, `.some(nil)` if it keeps nothing.
-  fileprivate static func carried(
-    _ frame: Frame, past outdated: inout Set<Stamped>?,
-    _ write: (old: Frame?, new: Frame?, inherited: Frame?), released: inout [Any]
-  ) -> (any FrameAttachment)?? {
-    guard let attachment = frame.attachment as? any FrameAttachment else { return .none }
-    var writes =
-      outdated ?? Frame.replacedWrites(from: write.old, to: write.new, over: write.inherited)
-    defer { outdated = writes }
-    return .some(attachment.carried(past: &writes, released: &released))
   }
 }

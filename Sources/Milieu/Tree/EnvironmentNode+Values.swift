@@ -35,33 +35,42 @@ extension EnvironmentNode {
     // and making it stales no cache. It starts resolved against what this node's children see,
     // unless a write reached this node while the closure ran.
     let version = lock.version
-    // Held, to tell whether the closure left it in place.
+    // Held, to tell what the closure wrote.
     let view = viewForChildren()
-    var scratch = EnvironmentValues(own: Frame.scratch(), base: view)
+    let site = WriteSite(fileID: fileID, line: line)
+    var scratch = EnvironmentValues(own: Frame.scratch(site: site), base: view)
     configure(&scratch)
-    let own = Self.adopt(&scratch, fileID: fileID, line: line, nodeName: name, depth: depth + 1)
+    let own = Self.adopt(&scratch, over: view, site: site, depth: depth + 1)
     if depth == VersionedLock.maximumDepth { reportDepthLimit(fileID: fileID, line: line) }
+    let cache = own.map { $0.cache ?? $0.attachCache(DerivedCache()) }
     let child = EnvironmentNode(name: name, parent: self, own: consume own, depth: depth + 1)
-    // The view, taken back, unless the closure assigned other values whole.
-    let base = scratch.base.take()
-    link(child, resolved: base === view ? base : nil, ifVersionIs: version)
+    cache?.bind(to: child)
+    // A write reached this node while the closure ran: what it kept may be built from what the
+    // write replaced.
+    if !link(child, resolved: view, ifVersionIs: version) { cache?.evictAll() }
     return child
   }
 
-  /// The own frame of a new node named `nodeName` at `depth` whose values were written to
-  /// `values`, every record written at `fileID` and `line`: the frame written, or, when code
-  /// assigned other values whole, a copy of their own; frozen.
+  /// The own frame of a new node named `nodeName` at `depth` whose closure wrote `values`,
+  /// starting from its parent's `view`: the scratch frame's records, or, when the closure
+  /// assigned other values whole, every value they hold that the view does not; frozen.
   private static func adopt(
-    _ values: inout EnvironmentValues, fileID: String, line: UInt, nodeName: String?,
-    depth: UInt32
+    _ values: inout EnvironmentValues, over view: Frame, site: WriteSite, depth: UInt32
   ) -> Frame? {
-    guard var own = values.own.take() else { return nil }
-    if own.isFrozen || !own.isUnique() {
-      own = own.copy(capacity: own.count)
+    var own: Frame?
+    var scratch = values.own.take()
+    if values.base === view, scratch?.isScratch == true, scratch?.isUnique() == true,
+      let written = scratch.take()
+    {
+      own = written.settled()
+    } else {
+      values.own = scratch.take()
+      let seen = EnvironmentValues(own: nil, base: view.isNothing ? nil : view)
+      let written = Frame.written(in: values, over: seen)
+      own = written.isEmpty ? nil : Frame.built(from: written, site: site)
+      if var scratch = values.own.take() { scratch.recycle() }
     }
-    guard var own = (consume own).settled() else { return nil }
-    own.stampSites(fileID: fileID, line: line) { _, _ in true }
-    own.freeze(depth: depth, nodeName: nodeName)
+    own?.freeze(depth: depth)
     return own
   }
 
@@ -129,7 +138,10 @@ extension EnvironmentNode {
     _ keyPath: WritableKeyPath<EnvironmentValues, Value>, to value: Value,
     fileID: String = #fileID, line: UInt = #line
   ) {
-    update(fileID: fileID, line: line) { $0[keyPath: keyPath] = value }
+    write(at: WriteSite(fileID: fileID, line: line)) { values in
+      values[keyPath: keyPath] = value
+      return true
+    }
   }
 
   /// Overrides several values at once, as one write that readers see whole or not at all.
@@ -137,7 +149,9 @@ extension EnvironmentNode {
   /// The closure starts from the values the node sees now. Every value it writes becomes an
   /// override of this node; values it only reads stay as they are. The closure runs without
   /// any lock held, so two concurrent updates that read and then write the same value can
-  /// overwrite each other.
+  /// overwrite each other. Assigning whole values (`values = other.values`) writes every value
+  /// they hold that the node does not already see, and leaves the node's other overrides:
+  /// remove one with ``removeOverride(_:)``.
   ///
   /// ```swift
   /// node.update { values in
@@ -157,36 +171,58 @@ extension EnvironmentNode {
     fileID: String = #fileID, line: UInt = #line,
     _ body: (inout EnvironmentValues) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    var scratch = writableValues().values
-    // Held, so that its records' stamps tell what the body wrote: a record whose stamp is not
-    // the one it had here was written by the body, whatever copies the values went through.
-    let seen = scratch.own
-    let result = try body(&scratch)
-    guard var written = scratch.own.take(), written !== seen else { return result }
-    // Values assigned whole from a node's, or values the body let escape, share the frame:
-    // stamp and freeze a copy that only this update holds.
-    if written.isFrozen || !written.isUnique() {
-      written = written.copy(capacity: written.count)
+    var outcome: Swift.Result<Result, Failure>?
+    write(at: WriteSite(fileID: fileID, line: line)) { values in
+      do throws(Failure) {
+        outcome = .success(try body(&values))
+        return true
+      } catch {
+        outcome = .failure(error)
+        return false
+      }
     }
-    var unstamped = Optional(consume written)
-    write { own in
-      // Another write may have reached the node since it was read: then lay what this one wrote
-      // over the node's own values as they are now.
-      let isMerged = own !== seen
-      guard
-        var frame = isMerged
-          ? unstamped.map({ Frame.merged(own, with: $0, over: seen) }) : unstamped.take()
-      else {
-        preconditionFailure("an update installs what its body wrote once")
+    guard let outcome else { preconditionFailure("a write runs its body once") }
+    return try outcome.get()
+  }
+
+  /// Runs `body` on the node's values and writes what it wrote at `site`, unless it returns
+  /// false.
+  ///
+  /// The body writes in place into a copy of the node's frame, its records taking the site as
+  /// they are made, with a block of stamps of its own that tells it apart, and the node's cache,
+  /// so that a value it reads is kept where the node's readers look, while no write reaches the
+  /// node before the copy is installed. The copy is installed as it is if nobody else holds it
+  /// and nothing reached the node meanwhile; else what the body wrote is laid over the node's
+  /// values as they are now.
+  @usableFromInline
+  func write(at site: WriteSite, _ body: (inout EnvironmentValues) -> Bool) {
+    let start = writableValues()
+    let seen = start.values
+    let writable = Frame.writable(from: seen.own, site: site)
+    let cache = writable.attachCache(seen.own?.cache ?? DerivedCache(node: self))
+    writable.generation = cache.generation
+    let block = writable.stampBlock
+    var values = EnvironmentValues(own: consume writable, base: seen.base)
+    guard body(&values) else { return }
+    var fast: Frame?
+    if values.base === seen.base, values.own?.stampBlock == block, var own = values.own.take() {
+      guard own.isWritten else { return }
+      if own.isUnique() {
+        own.freeze(depth: depth)
+        fast = own
       }
-      frame.stampSites(fileID: fileID, line: line, sharingWith: isMerged ? nil : seen) {
-        key, stamp in
-        seen?.stamp(of: key) != stamp && (!isMerged || unstamped?.stamp(of: key) == stamp)
-      }
-      frame.freeze(depth: depth, nodeName: name)
+      values.own = own
+    }
+    var written: [Frame.Source]?
+    write(from: start) { own, _ in
+      if let fast, own === seen.own { return fast }
+      let changes = written ?? Frame.written(in: values, over: seen)
+      written = changes
+      guard !changes.isEmpty else { return own }
+      var frame = Frame.overlaying(changes, on: own, site: site)
+      frame.freeze(depth: depth)
       return frame
     }
-    return result
   }
 
   /// Removes this node's override of a value, so the node sees what its parent sees again.
@@ -198,9 +234,12 @@ extension EnvironmentNode {
   /// - Parameter keyPath: The value whose override to remove.
   public func removeOverride<Value>(_ keyPath: KeyPath<EnvironmentValues, Value>) {
     let keys = Set(Self.record(keyPath, in: values).reads.filter { !$0.isInput }.map(\.key))
-    write { own in
+    write { own, _ in
       guard let own, keys.contains(where: { own.position(of: $0) != nil }) else { return own }
-      return own.reissued(removing: keys)
+      var kept = own.copy(capacity: 0) { !keys.contains($0) }
+      guard kept.count > 0 else { return nil }
+      kept.freeze(depth: depth)
+      return kept
     }
   }
 

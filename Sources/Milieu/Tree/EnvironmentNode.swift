@@ -15,6 +15,9 @@ import Synchronization
 //   freeing the last holder of a 100,000-deep chain does not recurse.
 // - `above` names an ancestor, which a node keeps alive through its parent: it is followed only
 //   while the node is held.
+// - A node's derived-value cache names it unretained (`UnretainedNode`), and uses it only while
+//   it pins it, which it does under its lock unless the node let go of it there: a node's
+//   `deinit` does that first, waiting until no pin is left, so a pinned node is whole.
 
 /// A node in a tree that carries ``EnvironmentValues`` from the root down.
 ///
@@ -147,11 +150,13 @@ public final class EnvironmentNode: @unchecked Sendable {
   }
 
   deinit {
+    let cells = state.own?.cache?.orphan()
     // Unlinked first: until then a write above may walk this node and take its view, which the
     // node's state releases after this.
     if let parentReference { parentReference._withUnsafeGuaranteedRef { $0.unlink(self) } }
     ChangeObservers.nodeWillDeinitialize(ObjectIdentifier(self))
     Self.releaseAncestors(startingAt: parentReference)
+    withExtendedLifetime(cells) {}
   }
 
   /// The node this one inherits from, or `nil` for a root.
@@ -181,15 +186,20 @@ public final class EnvironmentNode: @unchecked Sendable {
   /// Puts a new child in this node's list and gives it where its values come from: `resolved`,
   /// what this node's children see as it was at `version`, if no write reached this node since
   /// (and it is given), else the ancestor it inherits from.
-  func link(_ child: EnvironmentNode, resolved: consuming Frame?, ifVersionIs version: UInt64) {
+  /// Returns whether the version was `version`.
+  @discardableResult
+  func link(_ child: EnvironmentNode, resolved: consuming Frame?, ifVersionIs version: UInt64)
+    -> Bool
+  {
     let reference = Unmanaged.passUnretained(child)
-    withLockedState { state, current in
+    return withLockedState { state, current in
       // Nobody else can see the child yet: its state needs no lock.
       child.state.aboveReference = state.own == nil ? state.aboveReference : .passUnretained(self)
       if current == version { child.state.resolved = resolved.take() }
       child.nextSibling = state.firstChild
       state.firstChild?._withUnsafeGuaranteedRef { $0.previousSibling = reference }
       state.firstChild = reference
+      return current == version
     }
   }
 
@@ -276,5 +286,21 @@ public final class EnvironmentNode: @unchecked Sendable {
       }
       depth -= 1
     }
+  }
+}
+
+/// A node named unretained, as its derived-value cache names it.
+struct UnretainedNode: @unchecked Sendable {
+  // @unchecked: the node is used only while its cache pins it, and a node's deinit waits until
+  // no pin is left before it lets go of anything (see the file's guarantees).
+  private let reference: Unmanaged<EnvironmentNode>
+
+  init(_ node: EnvironmentNode) {
+    reference = .passUnretained(node)
+  }
+
+  /// Runs `body` with the node, which its cache pins.
+  func withNode<Result>(_ body: (EnvironmentNode) -> Result) -> Result {
+    reference._withUnsafeGuaranteedRef(body)
   }
 }

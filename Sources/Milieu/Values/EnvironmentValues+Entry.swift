@@ -41,7 +41,9 @@ extension EnvironmentValues {
   }
 }
 
-extension EnvironmentValues.Entry: NamedKey {
+extension EnvironmentValues.Entry: NamedKey, DefaultGiving {
+  var anyDefaultValue: any Sendable { defaultValue }
+
   /// Learns the name of the accessor the entry is written through, the first time.
   @inlinable @inline(__always)
   func learnName(_ accessor: StaticString) {
@@ -49,6 +51,11 @@ extension EnvironmentValues.Entry: NamedKey {
   }
 
   var accessorName: String? { learnedName.load()?.text }
+}
+
+/// A key object that gives its default, whatever its value type, for diagnostics.
+protocol DefaultGiving: AnyObject {
+  var anyDefaultValue: any Sendable { get }
 }
 
 /// The name of an accessor, as `#function` spells it where the accessor reads or writes a key.

@@ -52,11 +52,6 @@ public struct EnvironmentValues: Sendable {
   /// built.
   @usableFromInline var recorder: ReadRecorder?
 
-  /// The reads so far, process-wide, whose value whoever read it must not keep: values built
-  /// anew on every read. An ``Environment`` wrapper whose read changed the count does not keep
-  /// what it read.
-  @usableFromInline static let uncachedReads = Atomic<UInt>(0)
-
   /// Creates values in which every key reads as its default.
   ///
   /// ```swift
@@ -91,7 +86,9 @@ public struct EnvironmentValues: Sendable {
   ) -> Value {
     get {
       let key = ObjectIdentifier(entry)
-      if let recorder { recorder.recordRead(of: key, name: .accessor(accessor), in: self) }
+      if let recorder {
+        recorder.recordRead(of: key, name: .accessor(accessor), in: self, entry: entry)
+      }
       return value(for: key, as: Value.self) ?? entry.defaultValue
     }
     set {
@@ -148,10 +145,9 @@ public struct EnvironmentValues: Sendable {
     own?.position(of: key) != nil || base?.position(of: key) != nil
   }
 
-  /// What the layer above attached to the own frame that holds the write a read of `key`
-  /// finds, if any.
-  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    own?.attachmentOfHome(of: key) ?? base?.attachmentOfHome(of: key)
+  /// The cache of the own frame that holds the write a read of `key` finds, if any.
+  func cacheOfHome(of key: ObjectIdentifier) -> DerivedCache? {
+    record(for: key).flatMap { $0.frame.cacheOfHome(at: $0.position) }
   }
 
   /// Stores a value written to these values.
@@ -160,7 +156,7 @@ public struct EnvironmentValues: Sendable {
   /// metadata is looked up at run time.
   @inlinable
   mutating func store<Value: Sendable>(
-    _ value: Value, key: ObjectIdentifier, anchor: (any AnyObject & Sendable)?
+    _ value: Value, key: ObjectIdentifier, anchor: AnyObject?
   ) {
     Frame.write(StoredValue(value), key: key, anchor: anchor, into: &own)
   }

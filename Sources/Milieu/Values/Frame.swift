@@ -36,7 +36,8 @@ import Synchronization
 @usableFromInline
 struct Frame: @unchecked Sendable {
   // @unchecked: a frame is changed only while uniquely referenced and not frozen (see the file's
-  // guarantees); once shared it is read only, but for its attachment and id, which are atomic.
+  // guarantees); once shared it is read only, but for its cache, which is set at most once,
+  // atomically, and its generation, set as a node installs it, before anyone else can see it.
 
   @usableFromInline var buffer: FrameBuffer
 
@@ -178,13 +179,20 @@ struct Frame: @unchecked Sendable {
   /// The number of records.
   var count: Int { isBranch ? Int(header(\.total)) : Int(header(\.count)) }
 
-  /// Runs `body` with the record at `position`.
-  private func withRecord<Result>(
+  /// Runs `body` with the record at `position`, in a frame the caller holds.
+  private static func withRecord<Result>(
     at position: Position, _ body: (UnsafeMutablePointer<FrameRecord>) -> Result
   ) -> Result {
     position.leaf._withUnsafeGuaranteedRef {
       $0.withUnsafeMutablePointerToElements { body($0 + position.index) }
     }
+  }
+
+  /// Runs `body` with the record at `position`.
+  private func withRecord<Result>(
+    at position: Position, _ body: (UnsafeMutablePointer<FrameRecord>) -> Result
+  ) -> Result {
+    Self.withRecord(at: position, body)
   }
 
   /// The stamp of the record at `position`.
@@ -237,6 +245,9 @@ struct Frame: @unchecked Sendable {
   /// For a view, the view merged under `top`.
   var base: Frame? { header(\.base) }
 
+  /// Whether this is a view.
+  var isView: Bool { header(\.flags).contains(.view) }
+
   /// Whether this is the view of `own`.
   func isView(of own: Frame) -> Bool {
     buffer.withUnsafeMutablePointerToHeader { $0.pointee.top?.buffer === own.buffer }
@@ -251,7 +262,7 @@ struct Frame: @unchecked Sendable {
     let origin = home.position(of: key).flatMap { found in
       home.withRecord(at: found) { record in
         record.pointee.site.map {
-          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.header(\.nodeName))
+          EnvironmentOrigin(fileID: $0.fileID, line: $0.line, nodeName: home.cache?.nodeName)
         }
       }
     }
@@ -269,10 +280,11 @@ struct Frame: @unchecked Sendable {
   /// The fields of every record.
   var infos: [RecordInfo] { positions.map(info(at:)) }
 
-  /// What is attached to the own frame that holds the record for `key`, if this frame has the
-  /// record and that frame an attachment.
-  func attachmentOfHome(of key: ObjectIdentifier) -> AnyObject? {
-    position(of: key).flatMap { home(at: $0).attachment }
+  /// The cache of the own frame that holds the record at `position`.
+  func cacheOfHome(at position: Position) -> DerivedCache? {
+    withRecord(at: position) { record in
+      record.pointee.home.map { $0._withUnsafeGuaranteedRef { Frame(buffer: $0).cache } } ?? cache
+    }
   }
 
   // MARK: The trie of a large frame
@@ -303,6 +315,10 @@ struct Frame: @unchecked Sendable {
 
   /// A branch at `level` over `children`, which hold `total` records.
   private static func branch(_ children: [Frame?], total: Int) -> Frame {
+    // A larger leaf below a branch would never split, and every write would copy it whole.
+    assert(
+      children.allSatisfy { $0.map { $0.isBranch || $0.count <= bucketLimit } ?? true },
+      "a leaf below a branch holds at most a bucket's records")
     // The children's array: its header and 32 references, each copied.
     WorkCount.add(32)
     WorkCount.addBytes(32 + 32 * MemoryLayout<Frame?>.stride)
@@ -332,6 +348,9 @@ struct Frame: @unchecked Sendable {
     }
   }
 
+  /// Every record of this frame as a source to build another from.
+  var sources: [Source] { positions.map { Source(position: $0) } }
+
   /// Where every record is that `other` does not share with this frame.
   func positions(differingFrom other: Frame?) -> [Position] {
     var positions: [Position] = []
@@ -353,7 +372,8 @@ struct Frame: @unchecked Sendable {
     guard var children = frame.header(\.children) else {
       let copy = frame.copy(capacity: frame.count + (isNew ? 1 : 0))
       _ = copy.insert(record)
-      return copy.count > (level == 0 ? leafLimit : bucketLimit) ? split(copy, level: level) : copy
+      guard copy.count > (level == 0 ? leafLimit : bucketLimit) else { return copy }
+      return trie(of: copy.sources[...], level: level)
     }
     let index = chunk(hash(key), level)
     children[index] = inserting(
@@ -361,29 +381,78 @@ struct Frame: @unchecked Sendable {
     return branch(children, total: frame.count + (isNew ? 1 : 0))
   }
 
-  /// A branch at `level` over the records of `leaf`, which has more than a leaf holds.
-  private static func split(_ leaf: Frame, level: Int) -> Frame {
-    var children = [Frame?](repeating: nil, count: 32)
-    leaf.buffer.withUnsafeMutablePointerToElements { records in
-      // Sorted by hash, so each child's records are a run of them.
-      var start = 0
-      while start < leaf.count {
-        let index = chunk(hash(records[start].key), level)
-        var end = start
-        while end < leaf.count, chunk(hash(records[end].key), level) == index { end += 1 }
-        let child = make(capacity: end - start)
-        child.buffer.withUnsafeMutablePointers { header, target in
-          for position in start..<end {
-            (target + position - start).initialize(
-              to: records[position].copy(home: records[position].home, site: true))
-          }
-          header.pointee.count = Int32(end - start)
-        }
-        children[index] = child.count > bucketLimit ? split(child, level: level + 1) : child
-        start = end
-      }
+  /// One record a frame is built from: where it is, in a frame the builder's caller holds, and
+  /// whether it takes the site of the write that builds the frame instead of its own.
+  struct Source {
+    let position: Position
+    var takesSite = false
+  }
+
+  /// A frame of copies of the records at `sources`, which are sorted by their keys' hashes, each
+  /// key once, those that take it with `site`: one leaf with room for `capacity` records, or
+  /// past a leaf's limit a trie, built in one pass. Unfrozen, and nothing else holds it.
+  static func built(from sources: [Source], site: WriteSite? = nil, capacity: Int = 0) -> Frame {
+    guard sources.count > leafLimit else {
+      return leaf(of: sources[...], site: site, capacity: max(capacity, sources.count))
     }
-    return branch(children, total: leaf.count)
+    return trie(of: sources[...], level: 0, site: site)
+  }
+
+  /// A leaf of copies of the records at `sources`, with room for `capacity`.
+  private static func leaf(of sources: ArraySlice<Source>, site: WriteSite?, capacity: Int)
+    -> Frame
+  {
+    let leaf = make(capacity: capacity)
+    leaf.buffer.withUnsafeMutablePointers { header, records in
+      for (offset, source) in sources.enumerated() {
+        withRecord(at: source.position) { record in
+          (records + offset).initialize(
+            to: record.pointee.copy(home: record.pointee.home, site: !source.takesSite))
+          if source.takesSite { records[offset].site = site }
+        }
+      }
+      header.pointee.count = Int32(sources.count)
+    }
+    return leaf
+  }
+
+  /// A branch at `level` over copies of the records at `sources`, more than a leaf below a
+  /// branch holds: each run of them whose hashes pick one child becomes that child.
+  private static func trie(
+    of sources: ArraySlice<Source>, level: Int, site: WriteSite? = nil
+  ) -> Frame {
+    var children = [Frame?](repeating: nil, count: 32)
+    var start = sources.startIndex
+    while start < sources.endIndex {
+      let index = chunk(hash(key(at: sources[start].position)), level)
+      var end = start + 1
+      while end < sources.endIndex, chunk(hash(key(at: sources[end].position)), level) == index {
+        end += 1
+      }
+      let run = sources[start..<end]
+      children[index] =
+        run.count > bucketLimit
+        ? trie(of: run, level: level + 1, site: site)
+        : leaf(of: run, site: site, capacity: run.count)
+      start = end
+    }
+    return branch(children, total: sources.count)
+  }
+
+  /// A copy of the record at `source`, with `site` if it takes it.
+  private static func copy(of source: Source, site: WriteSite?) -> FrameRecord {
+    var copy: FrameRecord?
+    withRecord(at: source.position) { record in
+      copy = record.pointee.copy(home: record.pointee.home, site: !source.takesSite)
+    }
+    guard var copy = copy.take() else { preconditionFailure("a position names a record") }
+    if source.takesSite { copy.site = site }
+    return copy
+  }
+
+  /// The key of the record at `position`.
+  private static func key(at position: Position) -> ObjectIdentifier {
+    withRecord(at: position) { $0.pointee.key }
   }
 
   // MARK: Writing
@@ -398,15 +467,17 @@ struct Frame: @unchecked Sendable {
   @usableFromInline
   static func write(
     _ value: consuming StoredValue, key: ObjectIdentifier,
-    anchor: (any AnyObject & Sendable)?, into frame: inout Frame?
+    anchor: AnyObject?, into frame: inout Frame?
   ) {
     // Taken out, so that this is the only reference if no one else holds the frame.
     var target = frame.take() ?? make(capacity: 1)
     let isNew = target.stamp(of: key) == nil
     if target.isBranch || isNew && target.count == leafLimit {
+      let site = target.header(\.site)
       let record = FrameRecord(
-        key: key, stamp: newStamp() + 1, anchor: anchor, home: nil, value: value, site: nil)
+        key: key, stamp: newStamp() + 1, anchor: anchor, home: nil, value: value, site: site)
       frame = inserting(record, into: target, level: 0)
+      frame?.buffer.withUnsafeMutablePointerToHeader { $0.pointee.site = site }
       return
     }
     if !target.isUnique() || target.isFrozen {
@@ -417,13 +488,22 @@ struct Frame: @unchecked Sendable {
     target.assertWritable()
     let stamp = target.buffer.withUnsafeMutablePointerToHeader { $0.pointee.takeStamp() }
     let replaced = target.insert(
-      FrameRecord(key: key, stamp: stamp, anchor: anchor, home: nil, value: value, site: nil))
+      FrameRecord(
+        key: key, stamp: stamp, anchor: anchor, home: nil, value: value,
+        site: target.header(\.site)))
     // What was built from the value replaced goes with it. Both are released once the frame is
     // whole again: a value's deinit is code Milieu does not control.
-    if replaced != nil {
-      let dropped = target.takeAttachment()
+    // A node's cache, which a frame its update writes shares, evicts when the update is
+    // installed.
+    if let replaced, !target.header(\.flags).contains(.pending), let cache = target.cache,
+      case .unbound = cache.binding
+    {
+      var evicted: [DerivedCell] = []
+      var writes = ReplacedWrites()
+      writes.insert(Stamped(key: key, stamp: replaced.stamp))
+      cache.evict(&writes, into: &evicted)
       _ = consume replaced
-      dropped?.release()
+      withExtendedLifetime(evicted) {}
     }
     frame = target
   }
@@ -454,87 +534,129 @@ struct Frame: @unchecked Sendable {
   }
 
   /// A copy of this frame's records that `isKept` keeps, unfrozen and unshared, with room for
-  /// `capacity` records in a leaf, or a trie if they are more: they keep their homes, stamps and
-  /// sites, and it takes new stamps for what is written to it.
+  /// `capacity` records in a leaf, or a trie if they are more, built in one pass: they keep
+  /// their homes, stamps and sites, and it takes new stamps for what is written to it, and the
+  /// site this frame gives them.
   func copy(capacity: Int, keeping isKept: (ObjectIdentifier) -> Bool = { _ in true }) -> Frame {
-    guard !isBranch else {
-      var copy = Frame.make(capacity: 0)
-      for position in positions where isKept(withRecord(at: position) { $0.pointee.key }) {
-        copy = Self.inserting(record(at: position, keepsSite: true), into: copy, level: 0)
-      }
-      return copy
-    }
-    let copy = Frame.make(capacity: max(capacity, count))
-    copy.buffer.withUnsafeMutablePointers { header, records in
-      buffer.withUnsafeMutablePointerToElements { source in
-        for position in 0..<count where isKept(source[position].key) {
-          (records + Int(header.pointee.count)).initialize(
-            to: source[position].copy(home: source[position].home, site: true))
-          header.pointee.count += 1
+    let copy: Frame
+    if isBranch {
+      copy = Self.built(from: sources.filter { isKept(Self.key(at: $0.position)) })
+    } else {
+      copy = Frame.make(capacity: max(capacity, count))
+      copy.buffer.withUnsafeMutablePointers { header, records in
+        buffer.withUnsafeMutablePointerToElements { source in
+          for position in 0..<count where isKept(source[position].key) {
+            (records + Int(header.pointee.count)).initialize(
+              to: source[position].copy(home: source[position].home, site: true))
+            header.pointee.count += 1
+          }
         }
       }
+    }
+    let site = header(\.site)
+    copy.buffer.withUnsafeMutablePointerToHeader { $0.pointee.site = site }
+    // A frame a write still fills keeps its cache: what was kept from it stays found.
+    if !isFrozen, let cache {
+      copy.attachCache(cache)
+      copy.generation = generation
+      let pending = header(\.flags).intersection(.pending)
+      copy.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags.formUnion(pending) }
     }
     return copy
   }
 
-  /// The frame a child's values are written to while its closure runs: this thread's, which
-  /// ``settled()`` empties into a frame of their size and gives back, or a new one.
-  static func scratch() -> Frame {
-    if let buffer = scratchSlot.take(as: FrameBuffer.self) { return Frame(buffer: buffer) }
-    let scratch = make(capacity: 8)
-    scratch.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags = .scratch }
+  /// An unfrozen frame for a write at `site` to start from: a copy of `frame` with room for
+  /// one more record, or an empty one, whose new records take `site` and stamps from a block
+  /// of its own.
+  ///
+  /// For a trie, the copy is of its branch alone, whose children it shares: a write copies the
+  /// frames on its key's way.
+  static func writable(from frame: Frame?, site: WriteSite) -> Frame {
+    let writable =
+      frame.flatMap { frame in
+        frame.header(\.children).map { branch($0, total: frame.count) }
+      } ?? frame?.copy(capacity: frame.unsafelyUnwrapped.count + 1) ?? make(capacity: 4)
+    writable.buffer.withUnsafeMutablePointerToHeader {
+      $0.pointee.site = site
+      $0.pointee.nextStamp = newStamp() + 1
+      $0.pointee.flags.insert(.pending)
+    }
+    return writable
+  }
+
+  /// The block of stamps this frame's writes take now, which no other frame ever takes from; 0
+  /// before its first write.
+  var stampBlock: UInt64 {
+    let next = header(\.nextStamp)
+    return next == 0 ? 0 : (next - 1) / FrameHeader.stampBlock * FrameHeader.stampBlock
+  }
+
+  /// Whether a write took a stamp from this frame since ``writable(from:site:)`` made it.
+  var isWritten: Bool { header(\.nextStamp) != stampBlock + 1 }
+
+  /// The frame a child's values are written to while its closure runs, its records taking
+  /// `site`: this thread's, which ``settled()`` empties into a frame of their size and gives
+  /// back, or a new one.
+  static func scratch(site: WriteSite) -> Frame {
+    let scratch: Frame
+    if let buffer = scratchSlot.take(as: FrameBuffer.self) {
+      scratch = Frame(buffer: buffer)
+    } else {
+      scratch = make(capacity: 8)
+      scratch.buffer.withUnsafeMutablePointerToHeader { $0.pointee.flags = .scratch }
+    }
+    scratch.buffer.withUnsafeMutablePointerToHeader { $0.pointee.site = site }
     return scratch
   }
 
   /// This thread's scratch frame, when no closure writes to it.
   private static let scratchSlot = ThreadSlot(owning: true)
 
+  /// Whether this is a scratch frame.
+  var isScratch: Bool { header(\.flags) == .scratch }
+
   /// This unique frame's records in a frame of their number, or `nil` if it has none, when this
   /// is a scratch frame nothing was attached to, which goes back to its thread; else this frame
   /// itself.
   consuming func settled() -> Frame? {
-    guard header(\.flags) == .scratch, attachment == nil else { return self }
+    guard isScratch else { return self }
     defer { Self.scratchSlot.give(buffer) }
     guard count > 0 else { return nil }
     let settled = Frame.make(capacity: count)
+    if let cache = takeCache() { settled.attachCache(cache) }
     settled.buffer.withUnsafeMutablePointers { header, records in
       buffer.withUnsafeMutablePointers { scratchHeader, scratch in
         records.moveInitialize(from: scratch, count: Int(scratchHeader.pointee.count))
         header.pointee.count = scratchHeader.pointee.count
         scratchHeader.pointee.count = 0
+        scratchHeader.pointee.site = nil
       }
     }
     return settled
   }
 
-  /// Records where the records of this unique, unfrozen frame that `isWritten` picks (by key
-  /// and stamp) were written, among those it does not share with `seen`: in a trie made from
-  /// `seen`, the records written are in the leaves the two do not share.
-  mutating func stampSites(
-    fileID: String, line: UInt, sharingWith seen: Frame? = nil,
-    where isWritten: (ObjectIdentifier, UInt64) -> Bool
-  ) {
-    assertWritable()
-    let site = WriteSite(fileID: fileID, line: line)
-    forEachLeaf(differingFrom: seen) { leaf, count in
-      leaf._withUnsafeGuaranteedRef {
-        $0.withUnsafeMutablePointerToElements { records in
-          for position in 0..<count
-          where isWritten(records[position].key, records[position].stamp) {
-            records[position].site = site
-          }
-        }
-      }
+  /// Gives this scratch frame back to its thread, emptied, if nothing else holds it and nothing
+  /// was attached to it; else lets it go.
+  mutating func recycle() {
+    guard isScratch, isUnique() else { return }
+    _ = takeCache()
+    buffer.withUnsafeMutablePointers { header, records in
+      records.deinitialize(count: Int(header.pointee.count))
+      header.pointee.count = 0
+      header.pointee.site = nil
     }
+    Self.scratchSlot.give(buffer)
   }
 
-  /// Makes this unique frame a node's own frame, which never changes again: `depth` and `name`
-  /// are the node's.
-  mutating func freeze(depth: UInt32, nodeName: String?) {
+  /// Makes this unique frame a node's own frame, which never changes again: `depth` is the
+  /// node's.
+  mutating func freeze(depth: UInt32) {
     assertWritable()
+    assert(isBranch || count <= Self.leafLimit, "a leaf holds at most a leaf's records")
     buffer.withUnsafeMutablePointerToHeader { header in
       header.pointee.depth = depth
-      header.pointee.nodeName = nodeName
+      header.pointee.site = nil
+      header.pointee.flags.remove(.pending)
       header.pointee.flags.insert(.frozen)
     }
   }
@@ -548,28 +670,64 @@ struct Frame: @unchecked Sendable {
     assert(isUnique(), "a frame is written only while one reference holds it")
   }
 
-  /// A frozen copy of this own frame for the same node without the records of `removed`: the
-  /// same stamps and sites, but nothing attached, what a node holds in place of a frame whose
-  /// attachment a write outdated; `nil` if no record is left.
-  func reissued(removing removed: Set<ObjectIdentifier> = []) -> Frame? {
-    guard infos.contains(where: { !removed.contains($0.key) }) else { return nil }
-    var reissued = copy(capacity: 0) { !removed.contains($0) }
-    reissued.freeze(depth: depth, nodeName: header(\.nodeName))
-    return reissued
+  /// The records `values` holds, read as a read of each key finds it, whose stamps `seen` does
+  /// not have for their keys: what a write that started from `seen` wrote, whole values
+  /// assigned included. Sorted by hash; the caller holds both.
+  static func written(in values: EnvironmentValues, over seen: EnvironmentValues) -> [Source] {
+    var written: [Source] = []
+    let own = values.own
+    for position in own?.positions(differingFrom: seen.own) ?? [] {
+      let (key, stamp) = withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
+      if seen.stamp(of: key) != stamp {
+        written.append(Source(position: position, takesSite: true))
+      }
+    }
+    // Values assigned whole read through a base of their own: what it holds that the write did
+    // not start from is written too, but where `own` holds the key.
+    guard let base = values.base, base !== seen.base else { return written }
+    var fromBase: [Source] = []
+    for position in base.positions {
+      let (key, stamp) = withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
+      if own?.position(of: key) == nil, seen.stamp(of: key) != stamp {
+        fromBase.append(Source(position: position, takesSite: true))
+      }
+    }
+    return merging(written, fromBase)
   }
 
-  /// The records of `written` whose stamps `seen` does not have for their keys (the writes of an
-  /// update that started from `seen`) laid over those of `frame`: a new, unfrozen frame.
-  static func merged(_ frame: Frame?, with written: Frame, over seen: Frame?) -> Frame {
-    var merged = frame?.copy(capacity: (frame?.count ?? 0) + written.count) ?? make(capacity: 1)
-    for position in written.positions(differingFrom: seen) {
-      let (key, stamp) = written.withRecord(at: position) { ($0.pointee.key, $0.pointee.stamp) }
-      guard seen?.stamp(of: key) != stamp else { continue }
-      let record = written.record(at: position, keepsSite: true)
-      if merged.isBranch || merged.count == merged.capacity && merged.position(of: key) == nil {
-        merged = inserting(record, into: merged, level: 0)
+  /// The records of `frame` with those of `written` laid over them, written by a write at
+  /// `site`: a new, unfrozen frame built in one pass.
+  ///
+  /// A trie takes the records on their keys' ways only, sharing the rest, so that a write to a
+  /// large frame costs the same whatever its size.
+  static func overlaying(_ written: [Source], on frame: Frame?, site: WriteSite) -> Frame {
+    guard let frame, frame.isBranch || frame.count + written.count > leafLimit else {
+      return built(from: merging(written, frame?.sources ?? []), site: site)
+    }
+    var overlaid = frame
+    for source in written {
+      overlaid = inserting(copy(of: source, site: site), into: overlaid, level: 0)
+    }
+    return overlaid
+  }
+
+  /// Two lists of sources sorted by hash merged into one, `upper`'s source winning for a key
+  /// both hold.
+  private static func merging(_ upper: [Source], _ lower: [Source]) -> [Source] {
+    guard !upper.isEmpty, !lower.isEmpty else { return upper.isEmpty ? lower : upper }
+    var merged: [Source] = []
+    merged.reserveCapacity(upper.count + lower.count)
+    var (next, nextBelow) = (0, 0)
+    while next < upper.count || nextBelow < lower.count {
+      let above = next < upper.count ? hash(key(at: upper[next].position)) : .max
+      let below = nextBelow < lower.count ? hash(key(at: lower[nextBelow].position)) : .max
+      if above <= below {
+        merged.append(upper[next])
+        next += 1
+        if above == below { nextBelow += 1 }
       } else {
-        _ = merged.insert(record)
+        merged.append(lower[nextBelow])
+        nextBelow += 1
       }
     }
     return merged
@@ -578,20 +736,23 @@ struct Frame: @unchecked Sendable {
   /// The writes that replacing own frame `old` with `new` replaces, each with the stamp a read
   /// found before: `old`'s, or for a key `old` did not set, `inherited`'s (0 for its default).
   static func replacedWrites(from old: Frame?, to new: Frame?, over inherited: Frame?)
-    -> Set<Stamped>
+    -> ReplacedWrites
   {
-    let before = { (key: ObjectIdentifier) in
-      Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0)
+    var replaced = ReplacedWrites()
+    func add(writesOf frame: Frame?, notIn other: Frame?) {
+      frame?.forEachLeaf(differingFrom: other) { leaf, count in
+        for index in 0..<count {
+          let (key, stamp) = withRecord(at: Position(leaf: leaf, index: index)) {
+            ($0.pointee.key, $0.pointee.stamp)
+          }
+          guard other?.stamp(of: key) != stamp else { continue }
+          replaced.insert(
+            Stamped(key: key, stamp: old?.stamp(of: key) ?? inherited?.stamp(of: key) ?? 0))
+        }
+      }
     }
-    var replaced: Set<Stamped> = []
-    for position in old?.positions(differingFrom: new) ?? [] {
-      let info = old.unsafelyUnwrapped.info(at: position)
-      if new?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
-    }
-    for position in new?.positions(differingFrom: old) ?? [] {
-      let info = new.unsafelyUnwrapped.info(at: position)
-      if old?.stamp(of: info.key) != info.stamp { replaced.insert(before(info.key)) }
-    }
+    add(writesOf: old, notIn: new)
+    add(writesOf: new, notIn: old)
     return replaced
   }
 
@@ -644,7 +805,7 @@ struct Frame: @unchecked Sendable {
     return view
   }
 
-  // MARK: Attachment
+  // MARK: Cache
 
   /// Runs `body` with a word of the header as an atomic.
   ///
@@ -660,21 +821,31 @@ struct Frame: @unchecked Sendable {
     }
   }
 
-  /// Takes the attachment out; called on a frame no other thread can see.
-  fileprivate func takeAttachment() -> Unmanaged<AnyObject>? {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.takeReference() }
+  /// Where the derived values built from this own frame's writes are kept: its node's cache, set
+  /// before the node publishes the frame, or, for free-standing values, one made when a value is
+  /// first kept; set at most once while the frame lives.
+  var cache: DerivedCache? {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.loadReference(as: DerivedCache.self) }
   }
 
-  /// What the layer above keeps with this frame (derived values use it for the values built
-  /// from its writes), set at most once while the frame lives.
-  var attachment: AnyObject? {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.loadReference(as: AnyObject.self) }
-  }
-
-  /// Attaches `object` unless something is attached already; returns what is attached.
+  /// Gives this frame `cache` unless it has one already; returns the one it has.
   @discardableResult
-  func attach(_ object: AnyObject) -> AnyObject {
-    withAtomicWord(at: FrameHeader.attachmentOffset) { $0.storeReferenceIfNil(object) }
+  func attachCache(_ cache: DerivedCache) -> DerivedCache {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.storeReferenceIfNil(cache) }
+  }
+
+  /// Takes the cache out; called on a frame no other thread can see.
+  fileprivate func takeCache() -> DerivedCache? {
+    withAtomicWord(at: FrameHeader.cacheOffset) { $0.takeReference() }.map {
+      uncheckedDowncast($0.takeRetainedValue(), to: DerivedCache.self)
+    }
+  }
+
+  /// For a frame a node installed, its cache's generation then; for a frame an update's body
+  /// writes, the generation when the update started. Set before anyone else sees the frame.
+  var generation: UInt64 {
+    get { header(\.generation) }
+    nonmutating set { buffer.withUnsafeMutablePointerToHeader { $0.pointee.generation = newValue } }
   }
 
   // MARK: Stamps
@@ -682,23 +853,10 @@ struct Frame: @unchecked Sendable {
   /// The process-wide source of stamps, taken in blocks of `FrameHeader.stampBlock`.
   fileprivate static let stamps = Atomic<UInt64>(0)
 
-  /// A stamp for something that is not a record (a derived value's build, a frame's id): never
-  /// reused, and never a record's.
+  /// A stamp for something that is not a record (a derived value's build, a frame's block of
+  /// stamps): never reused, and never a record's.
   static func newStamp() -> UInt64 {
     stamps.add(FrameHeader.stampBlock, ordering: .relaxed).newValue
-  }
-
-  /// A number no other frame has had or will have, drawn when first asked for: a frame's
-  /// identity that outlives it.
-  var id: UInt64 {
-    let id = withAtomicWord(at: FrameHeader.idOffset) { $0.load(ordering: .relaxed) }
-    if id != 0 { return UInt64(id) }
-    let drawn = UInt(Self.newStamp())
-    return UInt64(
-      withAtomicWord(at: FrameHeader.idOffset) {
-        $0.compareExchange(expected: 0, desired: drawn, ordering: .relaxed).exchanged
-          ? drawn : $0.load(ordering: .relaxed)
-      })
   }
 }
 
@@ -719,7 +877,7 @@ final class FrameBuffer: ManagedBuffer<FrameHeader, FrameRecord> {
       guard !header.pointee.flags.contains(.branch) else { return }
       for position in 0..<Int(header.pointee.count) { (records + position).deinitialize(count: 1) }
     }
-    Frame(buffer: self).takeAttachment()?.release()
+    _ = Frame(buffer: self).takeCache()
     // A view holds the view below it, and that one the next: release the chain one frame at a
     // time, so that freeing a view 100,000 levels deep does not recurse 100,000 frames deep.
     var next = withUnsafeMutablePointerToHeader { $0.pointee.base.take() }
@@ -735,20 +893,6 @@ struct Stamped: Hashable, Sendable {
   let stamp: UInt64
 }
 
-/// What the layer above attaches to a frame: the derived values built from its writes.
-protocol FrameAttachment: AnyObject, Sendable {
-  /// What a frame that holds the same records, but for the writes in `replaced`, keeps: `self`
-  /// when nothing here was made from them, `nil` when nothing is left. Adds to `replaced` the
-  /// stamps of what it drops, so that what was made from those goes too. Called under node
-  /// locks: whatever it looked at that may hold the last reference to a value goes in
-  /// `released`, which the caller releases once no lock is held.
-  func carried(past replaced: inout Set<Stamped>, released: inout [Any]) -> (any FrameAttachment)?
-
-  /// Takes in what `other`, meant for the same frame, keeps that this one does not: a frame
-  /// that was given one before the write that installs it carried another.
-  func absorb(_ other: any FrameAttachment)
-}
-
 /// The fields of a record that diagnostics and the layers above read, copied out of the frame.
 struct RecordInfo {
   let key: ObjectIdentifier
@@ -756,7 +900,7 @@ struct RecordInfo {
   let origin: EnvironmentOrigin?
   /// What keeps the key's identity alive: an entry or a derived value's declaration; `nil` for a
   /// key type, which is the key itself.
-  let anchor: (any AnyObject & Sendable)?
+  let anchor: AnyObject?
 
   /// The name diagnostics show: the accessor its entry or declaration was written through, or
   /// the key type's name.
@@ -789,12 +933,13 @@ struct FrameHeader {
   /// The next stamp this frame gives a write; a multiple of the block size when it has none
   /// left.
   var nextStamp: UInt64 = 0
-  /// The frame's id, 0 until asked for, accessed only atomically: see `Frame.id`.
-  fileprivate var idWord: UInt = 0
-  /// The attachment's address, retained, accessed only atomically.
-  fileprivate var attachmentWord: UInt = 0
-  /// For a node's own frame, the node's name: where its records' origins were written.
-  var nodeName: String?
+  /// The cache's address, retained, accessed only atomically: see `Frame.cache`.
+  fileprivate var cacheWord: UInt = 0
+  /// See `Frame.generation`.
+  var generation: UInt64 = 0
+  /// Where the records a write adds to this frame were written, for a frame a write to a node
+  /// fills: the site its records take as they are made.
+  var site: WriteSite?
   /// For a view, the own frame it lays over `base`, and the view below: it keeps both alive.
   var top: Frame?
   var base: Frame?
@@ -814,6 +959,8 @@ struct FrameHeader {
     static let nothing = Flags(rawValue: 4)
     static let scratch = Flags(rawValue: 8)
     static let branch = Flags(rawValue: 16)
+    /// A frame an update's body writes: its node's cache evicts when the update is installed.
+    static let pending = Flags(rawValue: 32)
   }
 
   /// A new stamp for a write to this frame.
@@ -825,19 +972,22 @@ struct FrameHeader {
 
   /// The offsets of the words accessed atomically: computed, not stored, so that no lazy
   /// global is checked on every access; the optimizer folds them to constants.
-  fileprivate static var attachmentOffset: Int {
-    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.attachmentWord).unsafelyUnwrapped
-  }
-  fileprivate static var idOffset: Int {
-    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.idWord).unsafelyUnwrapped
+  fileprivate static var cacheOffset: Int {
+    MemoryLayout<FrameHeader>.offset(of: \FrameHeader.cacheWord).unsafelyUnwrapped
   }
 }
 
-/// Where a value was written to a node: the file and line. The node's name is its frame's.
+/// Where a value was written to a node: the file and line. The node's name is its cache's.
 @usableFromInline
 struct WriteSite: Sendable {
   let fileID: String
   let line: UInt
+
+  @usableFromInline
+  init(fileID: String, line: UInt) {
+    self.fileID = fileID
+    self.line = line
+  }
 }
 
 /// One stored value: its key, the stamp of the write that stored it, and where it was written.
@@ -850,7 +1000,7 @@ struct FrameRecord: ~Copyable {
   /// The write that stored the value: records with equal keys and stamps hold one value.
   @usableFromInline var stamp: UInt64
   /// Keeps an entry's object, and so its identity, alive as long as a value is stored for it.
-  @usableFromInline var anchor: (any AnyObject & Sendable)?
+  @usableFromInline var anchor: AnyObject?
   /// The own frame that holds the write, unretained; `nil` in that frame itself.
   @usableFromInline var home: Unmanaged<FrameBuffer>?
   @usableFromInline let value: StoredValue
@@ -858,7 +1008,7 @@ struct FrameRecord: ~Copyable {
   @usableFromInline var site: WriteSite?
 
   init(
-    key: ObjectIdentifier, stamp: UInt64, anchor: (any AnyObject & Sendable)?,
+    key: ObjectIdentifier, stamp: UInt64, anchor: AnyObject?,
     home: Unmanaged<FrameBuffer>?, value: consuming StoredValue, site: WriteSite?
   ) {
     self.key = key

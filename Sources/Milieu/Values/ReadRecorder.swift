@@ -25,6 +25,8 @@ final class ReadRecorder: Sendable {
     }
     /// Whether `detail` is set: checked without retaining it.
     private(set) var hasDetail = false
+    /// The entry read, which holds its default; `nil` for a key type or a derived value.
+    var entry: (any AnyObject & Sendable)?
 
     init(
       key: ObjectIdentifier, name: ValueName, stamp: UInt64, isInput: Bool = false,
@@ -62,9 +64,11 @@ final class ReadRecorder: Sendable {
   @usableFromInline
   func recordRead(
     of key: ObjectIdentifier, name: ValueName, in values: EnvironmentValues,
-    detail: (any AnyObject & Sendable)? = nil
+    detail: (any AnyObject & Sendable)? = nil, entry: (any AnyObject & Sendable)? = nil
   ) {
-    record(Read(key: key, name: name, stamp: values.stamp(of: key), detail: detail))
+    var read = Read(key: key, name: name, stamp: values.stamp(of: key), detail: detail)
+    read.entry = entry
+    record(read)
   }
 
   /// Records a read, unless the key was read before; a key first read on another's behalf and

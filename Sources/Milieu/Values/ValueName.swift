@@ -15,3 +15,16 @@ enum ValueName: Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension ValueName {
+  /// The default of the key type this names, computed if no read has computed it yet; `nil` for
+  /// an accessor's name, which does not hold its entry.
+  var keyDefault: (any Sendable)? {
+    guard case .key(let key) = self else { return nil }
+    return Self.defaultValue(of: key)
+  }
+
+  private static func defaultValue<Key: EnvironmentKey>(of key: Key.Type) -> any Sendable {
+    EnvironmentKeyDefaults.value(for: key)
+  }
+}
