@@ -6,10 +6,13 @@ import PackageDescription
 // This is a package of its own so that nothing the example needs ever reaches a user of Milieu:
 // the root package stays free of dependencies. Run it from this directory:
 //
-//     swift run NotesServer --port 8080     # the server, Milieu's per-request nodes
+//     swift build                           # once; .build/debug/NotesServer then starts at once
+//     swift run NotesServer --port 8080     # the server, Milieu's per-request nodes, on SQLite
+//     swift run --traits PostgreSQL NotesServer --store postgres://…   # or on PostgreSQL
 //     swift run NotesServerByHand           # the same server, services passed by hand
 //     swift run NotesServerWithDependencies # the same server, with swift-dependencies
-//     swift test                            # the tests
+//     swift test                            # the tests, on SQLite
+//     ./test-both-stores.sh                 # the tests, on SQLite and PostgreSQL
 //     ./load.sh                             # the three servers under wrk, side by side
 //
 // `NotesServerKit` holds Milieu's variant and the by-hand one, and everything the three share;
@@ -20,13 +23,26 @@ import PackageDescription
 let package = Package(
   name: "NotesServer",
   platforms: [.macOS(.v15)],
+  // The default build keeps its notes in SQLite and compiles no TLS or cryptography; the
+  // PostgreSQL store is a trait, `swift build --traits PostgreSQL`, since postgres-nio brings
+  // swift-crypto and swift-nio-ssl, each with its own copy of BoringSSL (772 C and assembly
+  // files between them).
+  traits: [
+    .trait(
+      name: "PostgreSQL",
+      description: "The PostgreSQL store (--store postgres://…), on postgres-nio."),
+    .default(enabledTraits: []),
+  ],
   dependencies: [
     // Named, so that target dependencies do not depend on the directory the clone lives in.
     .package(name: "Milieu", path: "../.."),
-    // No traits: neither swift-configuration nor full Foundation is needed here, and leaving
-    // them out shortens the build.
+    // No traits: neither Hummingbird's swift-configuration support nor full Foundation is
+    // needed here, and leaving them out shortens the build.
     .package(
       url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+    // The command line and the environment, read as one configuration. No traits: JSON, YAML
+    // and reloading files are not needed.
+    .package(url: "https://github.com/apple/swift-configuration", exact: "1.4.0", traits: []),
     .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     // Hummingbird's own dependencies, named for what it does not re-export: `HTTPField.Name`,
     // and the channel and HTTP parts that `SlowClientHandler` handles.
@@ -37,9 +53,11 @@ let package = Package(
     // and Foundation's dependency values, which nothing here reads. Only the `Dependencies`
     // product is used: the macros would compile swift-syntax.
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1", traits: []),
-    // The stores: PostgreSQL through postgres-nio's `PostgresClient`, and an SQLite file through
-    // sqlite-nio, which compiles its own copy of SQLite, so that the default store needs nothing
-    // installed, and runs on the NIO thread pool and event loops the server already has.
+    // The stores: an SQLite file through sqlite-nio, which compiles its own copy of SQLite, so
+    // that the default store needs nothing installed, and runs on the NIO thread pool and event
+    // loops the server already has; and, with the PostgreSQL trait, PostgreSQL through
+    // postgres-nio's `PostgresClient`. A build without the trait resolves postgres-nio but
+    // compiles none of it.
     .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
     // `ServiceGroup` runs the server and the stores; logs and spans carry the request.
@@ -55,11 +73,13 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         // For the HTTP/1 server's configuration: its timeouts and its connection limit.
         .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(
+          name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
         .product(name: "SQLiteNIO", package: "sqlite-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -98,7 +118,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "InMemoryLogging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(
+          name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
         .product(name: "SQLiteNIO", package: "sqlite-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -16,11 +16,13 @@
 #
 # Every server keeps its notes in a database of its own, the same kind for all four: a fresh
 # SQLite file each round, or, with LOAD_POSTGRES_URL, a fresh PostgreSQL database on that server
-# (made and dropped with psql). Each round starts the four servers afresh on four ports, seeds
+# (made and dropped with psql), in a build with the PostgreSQL trait. No database URL is ever on
+# a command line: the servers get theirs in NOTES_STORE, psql its parts in libpq's PGHOST,
+# PGUSER, PGPASSWORD… variables. Each round starts the four servers afresh on four ports, seeds
 # and warms them up, then runs wrk for LOAD_SECONDS against a read route (GET /notes, 20 notes)
 # and a write route (POST /notes) of each, the four variants back to back on each route, the
-# first of them rotating from round to round. The machine is shared, so a sample says little alone: every
-# sample is printed, and the table gives the median of each variant and the median of the
+# first of them rotating from round to round. The machine is shared, so a sample says little
+# alone: every sample is printed, and the table gives the median of each variant and the median of the
 # per-round ratios, each ratio taken between two samples seconds apart. Besides wrk's requests
 # per second and 99th percentile, it reports the server's CPU time per request (user + system,
 # from /proc), which other processes on the machine disturb far less than they disturb
@@ -54,6 +56,23 @@ fi
 # psql's notices ("database … does not exist, skipping") would interleave with the samples.
 export PGOPTIONS=--client-min-messages=warning
 
+# psql_admin ARGUMENTS...: psql on LOAD_POSTGRES_URL's server. The URL's parts go to psql in
+# libpq's environment variables, never on a command line, where `ps` shows them, password and
+# all, to every user of the machine; the servers get theirs in NOTES_STORE.
+if [[ -n "$postgres_url" ]]; then
+  url_form='^(postgres|postgresql)://([^:@/]+)(:(.*))?@([^@:/]+)(:([0-9]+))?/([^/?]+)$'
+  if [[ ! "$postgres_url" =~ $url_form ]]; then
+    echo "LOAD_POSTGRES_URL is not postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE" >&2
+    exit 1
+  fi
+  readonly pg_user=${BASH_REMATCH[2]} pg_password=${BASH_REMATCH[4]} pg_host=${BASH_REMATCH[5]}
+  readonly pg_port=${BASH_REMATCH[7]:-5432} pg_database=${BASH_REMATCH[8]}
+fi
+psql_admin() {
+  PGHOST=$pg_host PGPORT=$pg_port PGUSER=$pg_user PGPASSWORD=$pg_password \
+    PGDATABASE=$pg_database psql -q "$@"
+}
+
 if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "==> installing wrk and curl"
   export DEBIAN_FRONTEND=noninteractive
@@ -61,11 +80,16 @@ if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   apt-get install -y --no-install-recommends wrk curl
 fi
 
-echo "==> building the three variants (release)"
+# The PostgreSQL store is built only with the PostgreSQL trait (Package.swift).
+build_options=(-c release)
+if [[ -n "$postgres_url" ]]; then
+  build_options+=(--traits PostgreSQL)
+fi
+echo "==> building the three variants (release${postgres_url:+, with the PostgreSQL trait})"
 for product in NotesServer NotesServerWithDependencies NotesServerByHand; do
-  swift build -c release --product "$product"
+  swift build "${build_options[@]}" --product "$product"
 done
-bin_path=$(swift build -c release --show-bin-path)
+bin_path=$(swift build "${build_options[@]}" --show-bin-path)
 
 work=$(mktemp -d)
 readonly clock_ticks=$(getconf CLK_TCK)
@@ -82,7 +106,7 @@ stop_servers() {
   done
   server_pids=()
   for database in "${databases[@]}"; do
-    psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" >/dev/null || true
+    psql_admin -c "DROP DATABASE IF EXISTS $database" >/dev/null || true
   done
   databases=()
 }
@@ -106,8 +130,7 @@ new_store() {
     return
   fi
   local database="notes_load_${1}_$2"
-  psql -q "$postgres_url" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" \
-    >/dev/null
+  psql_admin -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" >/dev/null
   databases+=("$database")
   store="${postgres_url%/*}/$database"
 }

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds NotesServer's tests once and runs them against both stores, SQLite and PostgreSQL:
+# Builds NotesServer's tests as a newcomer's `swift build` does, without the PostgreSQL trait, and
+# runs them on SQLite; then builds them once more with the trait and runs them against both
+# stores, SQLite and PostgreSQL:
 #
 #   ./test-both-stores.sh            # from Examples/NotesServer; .ci/run's step h2 runs it
 #   NOTES_BUILD_FLAGS=-warnings-as-errors ./test-both-stores.sh   # as CI builds it
@@ -42,12 +44,16 @@ if ((EUID == 0)); then
   run_as_postgres=(runuser -u postgres --)
 fi
 
-echo "==> building the tests (once, for both stores)"
 build_flags=()
 if [[ -n "${NOTES_BUILD_FLAGS:-}" ]]; then
   build_flags=(-Xswiftc "$NOTES_BUILD_FLAGS")
 fi
+echo "==> the default build, without the PostgreSQL trait: its tests, on SQLite"
 swift build --build-tests "${build_flags[@]}"
+env -u NOTES_TEST_POSTGRES_URL swift test --skip-build
+
+echo "==> building the tests with the PostgreSQL trait (once, for both stores)"
+swift build --build-tests --traits PostgreSQL "${build_flags[@]}"
 
 cluster=$(mktemp -d /tmp/notes-postgres.XXXXXX)
 if ((EUID == 0)); then
@@ -70,8 +76,8 @@ echo "==> a PostgreSQL cluster in $cluster, on 127.0.0.1:$port"
 
 echo "==> the tests, against SQLite and PostgreSQL"
 status=0
-NOTES_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres" swift test --skip-build \
-  || status=$?
+NOTES_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres" \
+  swift test --skip-build --traits PostgreSQL || status=$?
 if ((status != 0)); then
   echo "---- the PostgreSQL server's log ----"
   tail -n 40 "$cluster/server.log" || true

@@ -21,11 +21,9 @@ app.update { values in
 }
 
 let application = app.withCurrent { NotesApplication.make() }
-// Milieu starts the store the notes service reads before the server accepts anything, and
-// stops it after the server's last request; ServiceGroup runs both and turns SIGTERM and
-// SIGINT into a graceful shutdown.
-let services = MilieuServiceGroupAdapter(node: app, services: [\.notesService])
+// Milieu starts the store the notes service reads, then the server runs; after the server's
+// last request the store stops. ServiceGroup turns SIGTERM and SIGINT into that shutdown.
+let service = MilieuServiceGroupAdapter(node: app, services: [\.notesService], server: application)
 exit(
   await NotesServerProcess.run(
-    server: application, services: services, readiness: services.readiness,
-    shutdownTimeout: configuration.shutdownTimeout, logger: logger))
+    service, shutdownTimeout: configuration.shutdownTimeout, logger: logger))

@@ -14,8 +14,7 @@ let services = HandWiredAppServices(
   configuration: configuration, logger: logger, store: store, clock: ContinuousClock())
 
 let application = HandWiredApplication.make(services: services)
-let storeService = HandStartedStore(store)
 exit(
   await NotesServerProcess.run(
-    server: application, services: storeService, readiness: storeService.readiness,
+    HandStartedStore.around(application, store: store),
     shutdownTimeout: configuration.shutdownTimeout, logger: logger))

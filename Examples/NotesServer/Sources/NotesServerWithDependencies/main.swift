@@ -20,9 +20,8 @@ let status = await withDependencies {
     store: store, clock: ContinuousClock(), notify: .loggingWithDependencies,
     deletionTokenLifetime: configuration.deletionTokenLifetime)
 } operation: {
-  let services = HandStartedStore(store)
-  return await NotesServerProcess.run(
-    server: DependenciesApplication.make(), services: services, readiness: services.readiness,
+  await NotesServerProcess.run(
+    HandStartedStore.around(DependenciesApplication.make(), store: store),
     shutdownTimeout: configuration.shutdownTimeout, logger: logger)
 }
 exit(status)

@@ -124,6 +124,26 @@ struct BadInputTests {
     }
   }
 
+  /// A text holding a NUL is refused whole, saying why: nothing of it is kept, neither cut at
+  /// the NUL nor in part.
+  @Test(arguments: StoreKind.all) func aTextHoldingANULIsABadRequestAndNothingIsKept(
+    store: StoreKind
+  ) async throws {
+    try await withNotesApp(store) { client, app in
+      let draft = NoteDraft(title: "Kept whole", text: "keep this\u{0}and this")
+      let response = try await client.create(draft, as: "alice")
+      #expect(response.status == .badRequest)
+      #expect(
+        try response.apiError().message
+          == "a note's text must not hold a NUL character (U+0000), which the store cannot keep:"
+          + " the first comes after 9 characters; send the text without it")
+      #expect(try await app.store.count() == 0)
+      #expect(app.notifications.notifications == [])
+      let listed = try await client.send(.get, "/notes", as: "alice").json(NoteList.self)
+      #expect(listed.notes == [])
+    }
+  }
+
   @Test(arguments: StoreKind.all) func anOversizedBodyIsTooLarge(store: StoreKind) async throws {
     let configuration = NotesConfiguration(maximumBodySize: 1_024)
     try await withNotesApp(store, configuration: configuration) { client, app in

@@ -63,25 +63,25 @@ struct DerivedServiceTests {
       #expect(appService.store === app.store)
 
       // A write to an input, on the app node, rebuilds the service for every request after it.
-      let other = try await TestStore.make(store)
-      let newStore = other.store
-      app.node.set(\.notesStore, to: newStore)
-      try await Self.burst(50, client)
-      let second = seen.take()
-      let rebuilt = app.node[\.notesService]
-      #expect(rebuilt !== appService)
-      #expect(rebuilt.store === newStore)
-      #expect(second.count == 50)
-      #expect(second.allSatisfy { $0 === rebuilt })
+      try await withStore(store) { other in
+        let newStore = other.store
+        app.node.set(\.notesStore, to: newStore)
+        try await Self.burst(50, client)
+        let second = seen.take()
+        let rebuilt = app.node[\.notesService]
+        #expect(rebuilt !== appService)
+        #expect(rebuilt.store === newStore)
+        #expect(second.count == 50)
+        #expect(second.allSatisfy { $0 === rebuilt })
 
-      let created = try await client.send(.post, "/notes", as: "alice", body: #"{"title": "New"}"#)
-      #expect(created.status == .created)
-      let alice = try AuthenticatedUser(headerValue: "alice")
-      #expect(try await newStore.notes(of: alice).map(\.title) == ["New"])
-      #expect(try await app.store.notes(of: alice) == [])
-      #expect(await eventually { app.node.drawnChildCount == 0 })
-      try? await other.store.stop()
-      await other.remove()
+        let created = try await client.send(
+          .post, "/notes", as: "alice", body: #"{"title": "New"}"#)
+        #expect(created.status == .created)
+        let alice = try AuthenticatedUser(headerValue: "alice")
+        #expect(try await newStore.notes(of: alice).map(\.title) == ["New"])
+        #expect(try await app.store.notes(of: alice) == [])
+        #expect(await eventually { app.node.drawnChildCount == 0 })
+      }
     }
   }
 

@@ -27,6 +27,17 @@ struct Auditor {
   }
 }
 
+/// Library code that knows nothing of Milieu or of the server: it logs through swift-log's
+/// task-local `Logger.current`, as SLG-0006 has libraries do.
+enum Library {
+  static func work(_ what: String) {
+    Logger.current.info("library: \(what)")
+  }
+
+  /// The label of the logger it would log with, here.
+  static var currentLabel: String { Logger.current.label }
+}
+
 /// Every log line and every span of a request carries that request's id and user, and no
 /// other's, and the trace a request arrived with reaches its services through its node.
 @Suite("Logs and traces carry the request")
@@ -52,6 +63,51 @@ struct ObservabilityTests {
       return TraceProbe(
         requestID: try #require(values.requestID),
         traceID: values.serviceContext.inMemorySpanContext?.traceID)
+    }
+  }
+
+  /// Adds `GET /library`: it calls library code that logs through `Logger.current` from the
+  /// handler, from a `Task` the handler starts, from a `Task.detached` that re-enters the
+  /// request's node and logger, and from one that does not, and answers with the label of the
+  /// logger the last one saw.
+  static func addLibraryRoute(to router: Router<NotesRequestContext>) {
+    router.get("library") { _, _ -> String in
+      Library.work("in the handler")
+      await Task { Library.work("in a task") }.value
+      let node = EnvironmentNode.current
+      await Task.detached {
+        node.withCurrent { withLogger(node[\.logger]) { _ in Library.work("re-entered") } }
+      }.value
+      return await Task.detached {
+        Library.work("detached")
+        return Library.currentLabel
+      }.value
+    }
+  }
+
+  /// The logger the request's node reads is `Logger.current` in the request: what library code
+  /// logs through it, in the handler or in a `Task` it starts, carries the request's id and
+  /// user; a `Task.detached` logs through the process's default logger instead, until it
+  /// re-enters the request.
+  @Test func libraryCodeLogsThroughTheRequestsLogger() async throws {
+    try await withNotesApp(.sqlite, addRoutes: Self.addLibraryRoute) { client, app in
+      var seen: [String: String] = [:]
+      for user in ["ada", "grace"] {
+        let response = try await client.send(.get, "/library", as: user)
+        #expect(response.status == .ok)
+        seen[user] = String(buffer: response.body)
+      }
+      let lines = app.logs.entries.filter { $0.message.description.hasPrefix("library: ") }
+      let perRequest = ["in the handler", "in a task", "re-entered"].map { "library: \($0)" }
+      #expect(lines.map(\.message.description) == perRequest + perRequest)
+      let users = lines.map { $0.metadata["user"]?.description }
+      #expect(users == ["ada", "ada", "ada", "grace", "grace", "grace"])
+      let requestIDs = lines.map { $0.metadata["request.id"]?.description }
+      #expect(requestIDs.allSatisfy { $0 != nil })
+      #expect(Set(requestIDs).count == 2)
+      #expect(requestIDs[0] == requestIDs[2] && requestIDs[3] == requestIDs[5])
+      // The detached task that did not re-enter logged through another logger than the app's.
+      #expect(seen == ["ada": "", "grace": ""])
     }
   }
 

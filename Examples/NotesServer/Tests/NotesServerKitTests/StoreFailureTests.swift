@@ -1,9 +1,12 @@
 import HummingbirdTesting
 import Logging
 import NotesServerKit
-import PostgresNIO
 import SQLiteNIO
 import Testing
+
+#if PostgreSQL
+  import PostgresNIO
+#endif
 
 /// A database that goes away while a request is using it: the request is answered 503 with a
 /// message that names the store, the server logs it, nothing of the request is kept, and the
@@ -16,7 +19,12 @@ struct StoreFailureTests {
       let answer: TestResponse
       switch store {
       case .sqlite: answer = try await Self.createWhileLocked(app, client)
-      case .postgresql: answer = try await Self.createWhileConnectionIsKilled(app, client)
+      case .postgresql:
+        #if PostgreSQL
+          answer = try await Self.createWhileConnectionIsKilled(app, client)
+        #else
+          throw StoreKind.notBuilt
+        #endif
       }
       #expect(answer.status == .serviceUnavailable)
       let message = try answer.apiError().message
@@ -46,40 +54,42 @@ struct StoreFailureTests {
     return answer
   }
 
-  /// The request's INSERT waits on a table lock; its connection is then ended by the server,
-  /// as when PostgreSQL restarts or a network drops, while the request waits.
-  static func createWhileConnectionIsKilled(
-    _ app: NotesTestApp, _ client: any TestClientProtocol
-  ) async throws -> TestResponse {
-    let url = try #require(StoreKind.postgresURL)
-    return try await PostgresAdmin.withConnection(url: url) { admin in
-      let logger = PostgresAdmin.logger
-      try await admin.query("BEGIN", logger: logger)
-      try await admin.query(
-        PostgresQuery(unsafeSQL: "LOCK TABLE \(app.database).notes IN ACCESS EXCLUSIVE MODE"),
-        logger: logger)
-      let request = Task {
-        try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Lost"}"#)
-      }
-      // Another connection watches: a transaction sees pg_stat_activity as it was when it began.
-      try await PostgresAdmin.withConnection(url: url) { watcher in
-        var waiting: Int?
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while waiting == nil, ContinuousClock.now < deadline {
-          let rows = try await watcher.query(
-            """
-            SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
-            AND query LIKE 'INSERT INTO notes%'
-            """, logger: logger)
-          for try await pid in rows.decode(Int.self) { waiting = pid }
+  #if PostgreSQL
+    /// The request's INSERT waits on a table lock; its connection is then ended by the server,
+    /// as when PostgreSQL restarts or a network drops, while the request waits.
+    static func createWhileConnectionIsKilled(
+      _ app: NotesTestApp, _ client: any TestClientProtocol
+    ) async throws -> TestResponse {
+      let url = try #require(StoreKind.postgresURL)
+      return try await PostgresAdmin.withConnection(url: url) { admin in
+        let logger = PostgresAdmin.logger
+        try await admin.query("BEGIN", logger: logger)
+        try await admin.query(
+          PostgresQuery(unsafeSQL: "LOCK TABLE \(app.database).notes IN ACCESS EXCLUSIVE MODE"),
+          logger: logger)
+        let request = Task {
+          try await client.send(.post, "/notes", as: "alice", body: #"{"title": "Lost"}"#)
         }
-        let pid = try #require(waiting, "the request's INSERT never waited on the lock")
-        try await watcher.query(
-          PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(\(pid))"), logger: logger)
+        // Another connection watches: a transaction sees pg_stat_activity as it was when it began.
+        try await PostgresAdmin.withConnection(url: url) { watcher in
+          var waiting: Int?
+          let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+          while waiting == nil, ContinuousClock.now < deadline {
+            let rows = try await watcher.query(
+              """
+              SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
+              AND query LIKE 'INSERT INTO notes%'
+              """, logger: logger)
+            for try await pid in rows.decode(Int.self) { waiting = pid }
+          }
+          let pid = try #require(waiting, "the request's INSERT never waited on the lock")
+          try await watcher.query(
+            PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(\(pid))"), logger: logger)
+        }
+        let answer = try await request.value
+        try await admin.query("ROLLBACK", logger: logger)
+        return answer
       }
-      let answer = try await request.value
-      try await admin.query("ROLLBACK", logger: logger)
-      return answer
     }
-  }
+  #endif
 }

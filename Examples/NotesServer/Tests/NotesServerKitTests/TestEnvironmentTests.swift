@@ -65,40 +65,36 @@ struct TestEnvironmentTests {
     async throws
   {
     let recorders = (0..<8).map { _ in NotificationRecorder() }
-    var made: [TestStore] = []
-    for _ in 0..<8 { made.append(try await TestStore.make(kind)) }
-    let stores = made.map(\.store)
-    let services = SeenServices()
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for index in 0..<8 {
-        group.addTask {
-          try await withTestEnvironment(
-            .set(\.notesStore, stores[index]), .set(\.notify, recorders[index].action)
-          ) {
-            try await NotesApplication.make().test(.router) { client in
-              for note in 0..<5 {
-                let body = #"{"title": "app \#(index) note \#(note)"}"#
-                _ = try await client.send(.post, "/notes", as: "shared-user", body: body)
+    try await withStores(kind, count: 8) { made in
+      let stores = made.map(\.store)
+      let services = SeenServices()
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<8 {
+          group.addTask {
+            try await withTestEnvironment(
+              .set(\.notesStore, stores[index]), .set(\.notify, recorders[index].action)
+            ) {
+              try await NotesApplication.make().test(.router) { client in
+                for note in 0..<5 {
+                  let body = #"{"title": "app \#(index) note \#(note)"}"#
+                  _ = try await client.send(.post, "/notes", as: "shared-user", body: body)
+                }
               }
+              let service = EnvironmentNode.current[\.notesService]
+              #expect(service.store === stores[index])
+              services.remember(service)
             }
-            let service = EnvironmentNode.current[\.notesService]
-            #expect(service.store === stores[index])
-            services.remember(service)
           }
         }
+        try await group.waitForAll()
       }
-      try await group.waitForAll()
-    }
-    let sharedUser = try AuthenticatedUser(headerValue: "shared-user")
-    for index in 0..<8 {
-      let titles = try await stores[index].notes(of: sharedUser).map(\.title)
-      #expect(titles == (0..<5).map { "app \(index) note \($0)" })
-      #expect(recorders[index].notifications.count == 5)
-    }
-    #expect(Set(services.take().map(ObjectIdentifier.init)).count == 8)
-    for store in made {
-      try? await store.store.stop()
-      await store.remove()
+      let sharedUser = try AuthenticatedUser(headerValue: "shared-user")
+      for index in 0..<8 {
+        let titles = try await stores[index].notes(of: sharedUser).map(\.title)
+        #expect(titles == (0..<5).map { "app \(index) note \($0)" })
+        #expect(recorders[index].notifications.count == 5)
+      }
+      #expect(Set(services.take().map(ObjectIdentifier.init)).count == 8)
     }
   }
 }

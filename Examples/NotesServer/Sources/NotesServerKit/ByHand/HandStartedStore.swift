@@ -1,37 +1,28 @@
+import Milieu
 import ServiceLifecycle
 
-/// The by-hand servers' store as a service of their `ServiceGroup`, started and stopped by
-/// hand, where Milieu's server has ``MilieuServiceGroupAdapter`` start it through its node.
+/// The by-hand servers' store, started before their server and stopped after it, by the same
+/// ``MilieuServiceGroupAdapter`` as Milieu's server, on a node that holds the store alone.
+///
+/// What those servers do by hand is how a request reaches its services; the store's start and
+/// stop are the same in all three variants, so that `load.sh` compares requests alone.
 ///
 /// ```swift
-/// let services = HandStartedStore(store, logger: logger)
+/// let service = HandStartedStore.around(application, store: store)
 /// ```
-public struct HandStartedStore: Service {
-  /// The store.
-  public let store: any NotesStore
-  /// Says when the store runs, or why it never will.
-  public let readiness = ServicesReadiness()
-
-  /// Creates the service.
+public enum HandStartedStore {
+  /// The store's start, the server, then the store's stop, as one service of a
+  /// `ServiceGroup`.
   ///
-  /// - Parameter store: The store.
-  public init(_ store: any NotesStore) {
-    self.store = store
-  }
-
-  /// Starts the store, runs until the group shuts down gracefully, then stops it.
-  ///
-  /// - Throws: ``ServicesDidNotStart`` when the start fails or a signal interrupts it; what
-  ///   the stop throws.
-  public func run() async throws {
-    let store = store
-    do {
-      try await cancelWhenGracefulShutdown { try await store.start() }
-    } catch {
-      throw readiness.fail(error, byShutdown: Task.isShuttingDownGracefully)
-    }
-    readiness.markRunning()
-    try? await gracefulShutdown()
-    try await store.stop()
+  /// - Parameters:
+  ///   - server: What runs while the store runs: the HTTP server.
+  ///   - store: The store.
+  /// - Returns: The service.
+  public static func around<Server: Service>(
+    _ server: Server, store: any NotesStore
+  ) -> MilieuServiceGroupAdapter<Server> {
+    let node = EnvironmentNode("hand-started store")
+    node.set(\.notesStore, to: store)
+    return MilieuServiceGroupAdapter(node: node, services: [\.notesStore], server: server)
   }
 }

@@ -50,6 +50,8 @@ public struct NotesConfiguration: Sendable, Equatable {
   /// How long stopping may take, once SIGTERM or SIGINT arrives: requests in flight finish,
   /// then the services stop, within it.
   public var shutdownTimeout: Duration
+  /// The least important level the server logs.
+  public var logLevel: Logger.Level
 
   /// Creates a configuration.
   ///
@@ -66,13 +68,14 @@ public struct NotesConfiguration: Sendable, Equatable {
   ///   - store: Where the notes live.
   ///   - startTimeout: How long the services may take to start.
   ///   - shutdownTimeout: How long stopping may take.
+  ///   - logLevel: The least important level logged.
   public init(
     port: Int = 8080, maximumBodySize: Int = 16 * 1024,
     deletionTokenLifetime: Duration = .seconds(60), userHeaderName: String = "X-User",
     idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
     writeTimeout: Duration = .seconds(30), maximumConnections: Int? = nil,
     store: StoreLocation = .sqlite(path: "notes.sqlite"), startTimeout: Duration = .seconds(10),
-    shutdownTimeout: Duration = .seconds(10)
+    shutdownTimeout: Duration = .seconds(10), logLevel: Logger.Level = .info
   ) {
     self.host = "127.0.0.1"
     self.port = port
@@ -86,59 +89,7 @@ public struct NotesConfiguration: Sendable, Equatable {
     self.store = store
     self.startTimeout = startTimeout
     self.shutdownTimeout = shutdownTimeout
-  }
-}
-
-/// Where the notes live, as the command line names it: a PostgreSQL URL, or the path of an
-/// SQLite file.
-///
-/// ```swift
-/// StoreLocation(parsing: "postgres://notes@127.0.0.1/notes")  // .postgres(url: …)
-/// StoreLocation(parsing: "/var/lib/notes.sqlite")  // .sqlite(path: …)
-/// ```
-public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
-  /// An SQLite file, created if it does not exist.
-  case sqlite(path: String)
-  /// A PostgreSQL database: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
-  case postgres(url: String)
-
-  /// Reads a location: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else
-  /// the path of an SQLite file.
-  ///
-  /// - Parameter text: The location.
-  public init(parsing text: String) {
-    let isURL = text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
-    self = isURL ? .postgres(url: text) : .sqlite(path: text)
-  }
-
-  /// The location as the command line writes it, without a password.
-  public var description: String {
-    switch self {
-    case .sqlite(let path): "SQLite file \(path)"
-    case .postgres(let url):
-      if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") {
-        "PostgreSQL \(url[..<scheme.upperBound])…\(url[at...])"
-      } else {
-        "PostgreSQL"
-      }
-    }
-  }
-
-  /// Makes the store this location names; nothing is opened before the store starts.
-  ///
-  /// - Parameters:
-  ///   - startTimeout: How long the store may take to start.
-  ///   - logger: Where the store's driver logs.
-  /// - Returns: The store.
-  /// - Throws: ``PostgresURLError`` for a PostgreSQL URL the store cannot use.
-  public func makeStore(
-    startTimeout: Duration, logger: Logger
-  ) throws(PostgresURLError) -> any NotesStore {
-    switch self {
-    case .sqlite(let path): SQLiteNotesStore(path: path, logger: logger)
-    case .postgres(let url):
-      try PostgresNotesStore(url: url, startTimeout: startTimeout, logger: logger)
-    }
+    self.logLevel = logLevel
   }
 }
 

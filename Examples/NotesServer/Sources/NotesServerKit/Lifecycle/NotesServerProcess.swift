@@ -13,8 +13,9 @@ import ServiceLifecycle
 /// | 143 | stopped by SIGTERM or SIGINT while starting; what had started was stopped |
 ///
 /// ```swift
-/// let services = MilieuServiceGroupAdapter(node: app, services: [\.notesService])
-/// exit(await NotesServerProcess.run(server: application, services: services, …))
+/// let service = MilieuServiceGroupAdapter(
+///   node: app, services: [\.notesService], server: application)
+/// exit(await NotesServerProcess.run(service, shutdownTimeout: .seconds(10), logger: logger))
 /// ```
 public enum NotesServerProcess {
   /// The exit status of a process that stopped as asked after serving.
@@ -30,32 +31,27 @@ public enum NotesServerProcess {
   /// Runs the server and its services until a signal stops them, or a service fails.
   ///
   /// - Parameters:
-  ///   - server: The HTTP server.
-  ///   - services: What starts and stops the services, in the group before the server:
-  ///     ``MilieuServiceGroupAdapter``, or ``HandStartedStore``.
-  ///   - readiness: Says when they run; the server waits for it.
+  ///   - service: The services and the server that uses them, as one service: a
+  ///     ``MilieuServiceGroupAdapter``, as Milieu's server makes it or as
+  ///     ``HandStartedStore/around(_:store:)`` makes the by-hand servers'.
   ///   - shutdownTimeout: How long the graceful shutdown may take before the group cancels
   ///     what is left.
   ///   - logger: Where the group logs, and where the end is logged.
   /// - Returns: The exit status.
   public static func run(
-    server: some Service, services: some Service, readiness: ServicesReadiness,
-    shutdownTimeout: Duration, logger: Logger
+    _ service: some Service, shutdownTimeout: Duration, logger: Logger
   ) async -> Int32 {
+    // README: begin
     var configuration = ServiceGroupConfiguration(
-      services: [
-        .init(
-          service: services, successTerminationBehavior: .gracefullyShutdownGroup,
-          serviceName: "services"),
-        .init(
-          service: ServerAfterServices(readiness, server: server),
-          successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "HTTP server"),
-      ],
+      services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = shutdownTimeout
+    // README: end
     configuration.maximumCancellationDuration = .seconds(1)
     do {
+      // README: begin
       try await ServiceGroup(configuration: configuration).run()
+      // README: end
       logger.notice("stopped: the server and every service stopped in order")
       return stopped
     } catch let error as ServicesDidNotStart {

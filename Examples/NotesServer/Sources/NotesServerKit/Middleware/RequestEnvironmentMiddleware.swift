@@ -4,7 +4,8 @@ import Logging
 import Milieu
 import Tracing
 
-/// Gives each request a child of the app's node, current while the request is handled.
+/// Gives each request a child of the app's node, current while the request is handled, and
+/// makes the app's logger swift-log's current one (`Logger.current`) for as long.
 ///
 /// The child holds what belongs to that request alone: its id, the user its header names, and
 /// the `ServiceContext` its trace headers carry, which the app's tracer extracts. Handlers read
@@ -12,6 +13,19 @@ import Tracing
 /// everything the app node shares (configuration, store, clock, actions, and the services
 /// derived from them, which are built once per app, not per request), and cannot see another
 /// request's.
+///
+/// Code that knows nothing of Milieu logs through `Logger.current`, as swift-log's
+/// `withLogger` scopes make it (SLG-0006): in the request, that is the logger the request's
+/// node reads, whose metadata provider (``Logging/Logger/MetadataProvider/notesRequest``)
+/// puts the request's id and user on each line. Both are task-local, so a `Task` started in
+/// the request carries them; a `Task.detached` carries neither until it re-enters them:
+///
+/// ```swift
+/// let node = EnvironmentNode.current
+/// Task.detached {
+///   node.withCurrent { withLogger(node[\.logger]) { _ in audit() } }
+/// }
+/// ```
 ///
 /// Nothing but the request holds the node, so it goes with the request. When the handler
 /// returns its answer as bytes, as every route of this server does, the node is freed as the
@@ -33,6 +47,8 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
   /// The app's tracer, read at each request, so that a tracer the app node is given later
   /// reaches the requests after it.
   private let tracer: Milieu.Environment<any Tracer>
+  /// The app's logger, read at each request, as the tracer is.
+  private let logger: Milieu.Environment<Logger>
   private let userHeader: HTTPField.Name
   private let userHeaderName: String
 
@@ -43,7 +59,9 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
   /// - Parameter app: The app node; the current node unless given.
   public init(app: EnvironmentNode = .current) {
     self.app = app
-    tracer = app.withCurrent { Milieu.Environment(\.tracer) }
+    (tracer, logger) = app.withCurrent {
+      (Milieu.Environment(\.tracer), Milieu.Environment(\.logger))
+    }
     userHeaderName = app[\.configuration].userHeaderName
     guard let userHeader = HTTPField.Name(userHeaderName) else {
       preconditionFailure("\"\(userHeaderName)\" is not a valid header name")
@@ -56,7 +74,8 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
   /// - Parameters:
   ///   - request: The request.
   ///   - context: Its context; its `id` becomes the request's id.
-  ///   - next: The rest of the chain, run with the request's node current.
+  ///   - next: The rest of the chain, run with the request's node and the app's logger
+  ///     current.
   /// - Returns: The response.
   /// - Throws: ``APIError`` 401 for a missing or malformed user header; what `next` throws.
   public func handle(
@@ -77,6 +96,9 @@ public struct RequestEnvironmentMiddleware<Context: RequestContext>: RouterMiddl
       values.authenticatedUser = user
       values.serviceContext = serviceContext
     }
-    return try await node.withCurrent { try await next(request, context) }
+    let logger = logger.wrappedValue
+    return try await node.withCurrent {
+      try await withLogger(logger) { _ in try await next(request, context) }
+    }
   }
 }

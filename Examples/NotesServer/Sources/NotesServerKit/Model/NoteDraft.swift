@@ -37,15 +37,22 @@ public struct NoteDraft: Sendable, Hashable, Codable {
   }
 
   /// Checks what JSON decoding cannot: that the title shows something, is one line of plain
-  /// text, and is not too long.
+  /// text, and is not too long, and that the text can be kept as it is.
   ///
   /// A title of only spaces and invisible characters (a NUL, a zero-width space, a variation
   /// selector) is empty. A title holding a control character (a line break, a tab, an escape, a
   /// bidi control) is refused: it could end or forge a log line, or act on the terminal that
-  /// shows it.
+  /// shows it. A text holding a NUL is refused whole, since a PostgreSQL store cannot keep
+  /// one, and a client that reads text as a C string would get it cut there.
   ///
-  /// - Throws: ``APIError`` 422 naming the rule the draft breaks.
+  /// - Throws: ``APIError`` 400 for a text holding a NUL; 422 naming the rule the title breaks.
   public func validate() throws(APIError) {
+    if text.utf8.contains(0), let nul = text.firstIndex(of: "\u{0}") {
+      throw .badRequest(
+        "a note's text must not hold a NUL character (U+0000), which the store cannot keep: the"
+          + " first comes after \(text.distance(from: text.startIndex, to: nul)) characters;"
+          + " send the text without it")
+    }
     let scalars = title.unicodeScalars
     if scalars.allSatisfy(ClientText.isInvisible) {
       throw .unprocessableContent(

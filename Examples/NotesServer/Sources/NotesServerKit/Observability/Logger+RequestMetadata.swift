@@ -8,7 +8,9 @@ extension Logger.MetadataProvider {
   /// Install it once, on the app's logger; every line logged while a request's node is current
   /// (in a handler, in a service however deep, in a `Task` started there, or in a
   /// `Task.detached` that re-enters the node with `node.withCurrent`) then carries
-  /// `request.id` and `user`, with no logger passed down. Outside any request it adds nothing.
+  /// `request.id` and `user`, with no logger passed down. ``RequestEnvironmentMiddleware``
+  /// makes that logger `Logger.current` in the request, so lines that code knowing nothing of
+  /// Milieu logs through `Logger.current` carry them too. Outside any request it adds nothing.
   /// It runs only for lines the logger's level lets through.
   ///
   /// ```swift

@@ -48,8 +48,8 @@ public enum NotesRoutes {
   ///
   /// - Parameter request: The request, whose body is a ``NoteDraft``.
   /// - Returns: 201 and the new note.
-  /// - Throws: ``APIError``: 400 for a malformed body, 413 for one too large, 422 for a draft
-  ///   that breaks a rule, 503 when the store cannot be reached.
+  /// - Throws: ``APIError``: 400 for a malformed body or a text holding a NUL, 413 for a body
+  ///   too large, 422 for a title that breaks a rule, 503 when the store cannot be reached.
   public static func create(_ request: Request) async throws(APIError) -> EditedResponse<Note> {
     let values = EnvironmentNode.current.values
     let caller = try values.notesCaller()

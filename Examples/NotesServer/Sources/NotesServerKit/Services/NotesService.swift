@@ -62,8 +62,8 @@ public final class NotesService: Sendable {
   ///   - draft: Its title and text.
   ///   - caller: The request's user and logger.
   /// - Returns: The note.
-  /// - Throws: ``APIError`` 422 for a draft that breaks a rule, 503 when the store cannot be
-  ///   reached.
+  /// - Throws: ``APIError`` 400 for a text holding a NUL, 422 for a title that breaks a rule,
+  ///   503 when the store cannot be reached; see ``NoteDraft/validate()``.
   public func create(
     _ draft: NoteDraft, for caller: NotesCaller
   ) async throws(APIError) -> Note {

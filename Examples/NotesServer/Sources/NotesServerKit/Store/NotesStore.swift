@@ -3,8 +3,8 @@ import Milieu
 /// Where the notes live: the one protocol the server's stores share.
 ///
 /// The server has two: ``SQLiteNotesStore``, an SQLite file, the default, which needs nothing
-/// installed; and ``PostgresNotesStore``, a PostgreSQL database through postgres-nio's
-/// `PostgresClient`. The app node holds the one the command line chose, as
+/// installed; and, in a build with the PostgreSQL trait, ``PostgresNotesStore``, a PostgreSQL
+/// database through postgres-nio's `PostgresClient`. The app node holds the one the command line chose, as
 /// `EnvironmentValues.notesStore`; tests set one of their own.
 ///
 /// A store is a Milieu `LifecycleService`: ``start()`` opens it (a file, or a pool of

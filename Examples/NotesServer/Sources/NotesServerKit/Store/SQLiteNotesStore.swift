@@ -1,13 +1,27 @@
 import Logging
+import NIOCore
 import SQLiteNIO
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The notes in an SQLite file: the server's default store, which needs nothing installed.
 ///
 /// It keeps one connection, opened by ``start()`` and closed by ``stop()``, which sqlite-nio
 /// runs on NIO's thread pool. The file is in write-ahead-log mode, so that readers do not wait
 /// for a writer; a statement that finds the file locked by another process waits up to
-/// ``busyTimeout`` and then fails with a ``NotesStoreError``.
+/// ``busyTimeout`` and then fails with a ``NotesStoreError``. A file it creates is readable and
+/// writable by its owner alone (mode 0600), and so are its write-ahead log and shared memory,
+/// which SQLite creates with the file's mode; a file that exists keeps the mode it has.
+///
+/// Its path is always a file's: SQLite's own names for other databases, `:memory:` (kept in
+/// memory, gone when the store stops), a `file:` URI (opened by its own rules) or an empty
+/// path (a temporary file), are refused with a ``NotesStoreError``. Text is read back by its
+/// length, so a note comes back as it was written, whatever characters it holds.
 ///
 /// ```swift
 /// let store = SQLiteNotesStore(path: "notes.sqlite")
@@ -46,6 +60,8 @@ public final class SQLiteNotesStore: NotesStore {
   /// - Throws: ``NotesStoreError`` when the file cannot be opened or written.
   public func start() async throws(NotesStoreError) {
     logger.info("starting \(self)")
+    if let problem = Self.problem(withPath: path) { throw NotesStoreError(store: self, problem) }
+    try createForOwnerOnly()
     let opened: SQLiteConnection
     do {
       opened = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -79,6 +95,43 @@ public final class SQLiteNotesStore: NotesStore {
     logger.info("started \(self)")
   }
 
+  /// Why SQLite would not take a path as the path of a file, or `nil` if it would.
+  ///
+  /// - Parameter path: The path the store is given.
+  /// - Returns: What is wrong and what to pass instead.
+  static func problem(withPath path: String) -> String? {
+    if path.isEmpty {
+      return "'' is not the path of a file: SQLite would keep the notes in a temporary file,"
+        + " deleted when the server stops; name a file, such as notes.sqlite"
+    }
+    if path == ":memory:" {
+      return "':memory:' is not the path of a file: SQLite would keep the notes in memory and"
+        + " lose them when the server stops; name a file, such as notes.sqlite (./:memory: for a"
+        + " file of that name)"
+    }
+    if path.hasPrefix("file:") {
+      return "'\(path)' is not the path of a file: SQLite would open it as a URI, by its own"
+        + " rules (mode=memory keeps nothing); name the file itself (./file:… for a file whose"
+        + " name starts so)"
+    }
+    return nil
+  }
+
+  /// Creates the file, empty and for its owner only, unless it exists; SQLite then opens it
+  /// as it is, and gives its write-ahead log the file's mode.
+  private func createForOwnerOnly() throws(NotesStoreError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      let code = errno
+      guard code == EEXIST else {
+        throw NotesStoreError(
+          store: self, "cannot open the file: \(String(cString: strerror(code)))")
+      }
+      return
+    }
+    close(descriptor)
+  }
+
   /// Closes the file. Statements sent after it fail with a ``NotesStoreError``.
   public func stop() async {
     logger.info("stopping \(self)")
@@ -93,7 +146,7 @@ public final class SQLiteNotesStore: NotesStore {
   /// A user's notes, oldest first; see ``NotesStore/notes(of:)``.
   public func notes(of owner: AuthenticatedUser) async throws(NotesStoreError) -> [Note] {
     try await query(
-      "SELECT id, owner, title, text FROM notes WHERE owner = ?1 ORDER BY id",
+      "SELECT \(Self.columns) FROM notes WHERE owner = ?1 ORDER BY id",
       [.text(owner.name)]
     ).map(Self.note)
   }
@@ -103,7 +156,7 @@ public final class SQLiteNotesStore: NotesStore {
     _ draft: NoteDraft, owner: AuthenticatedUser
   ) async throws(NotesStoreError) -> Note {
     let rows = try await query(
-      "INSERT INTO notes (owner, title, text) VALUES (?1, ?2, ?3) RETURNING id, owner, title, text",
+      "INSERT INTO notes (owner, title, text) VALUES (?1, ?2, ?3) RETURNING \(Self.columns)",
       [.text(owner.name), .text(draft.title), .text(draft.text)])
     guard let row = rows.first else {
       throw NotesStoreError(store: self, "the insert returned no note")
@@ -116,7 +169,7 @@ public final class SQLiteNotesStore: NotesStore {
     id: Int, owner: AuthenticatedUser
   ) async throws(NotesStoreError) -> Note? {
     try await query(
-      "DELETE FROM notes WHERE id = ?1 AND owner = ?2 RETURNING id, owner, title, text",
+      "DELETE FROM notes WHERE id = ?1 AND owner = ?2 RETURNING \(Self.columns)",
       [.integer(id), .text(owner.name)]
     ).first.map(Self.note)
   }
@@ -145,10 +198,19 @@ public final class SQLiteNotesStore: NotesStore {
     }
   }
 
+  /// A note's columns, its text read as bytes: sqlite-nio reads a text column up to its first
+  /// NUL, as a C string, and a blob by its length.
+  private static let columns =
+    "id, CAST(owner AS BLOB) AS owner, CAST(title AS BLOB) AS title, CAST(text AS BLOB) AS text"
+
   private static func note(_ row: SQLiteRow) -> Note {
-    Note(
-      id: row.column("id")?.integer ?? 0, title: row.column("title")?.string ?? "",
-      text: row.column("text")?.string ?? "", owner: row.column("owner")?.string ?? "")
+    func text(_ column: String) -> String {
+      guard case .blob(let bytes) = row.column(column) else { return "" }
+      return String(buffer: bytes)
+    }
+    return Note(
+      id: row.column("id")?.integer ?? 0, title: text("title"), text: text("text"),
+      owner: text("owner"))
   }
 
   private static func reason(_ error: any Error) -> String {

@@ -26,10 +26,12 @@ final class ServerProcess {
   ///   - raisable: Whether only the soft limit is lowered, so that the server may raise it
   ///     again, or the hard limit too.
   ///   - arguments: More command-line arguments.
+  ///   - environment: Environment variables to set, beside the test process's own.
   /// - Throws: ``RawConnection/Failure`` when the executable is not built; what starting a
   ///   process throws.
   init(
-    store: String, openFiles: Int? = nil, raisable: Bool = false, arguments: [String] = []
+    store: String, openFiles: Int? = nil, raisable: Bool = false, arguments: [String] = [],
+    environment: [String: String] = [:]
   ) throws {
     let executable = Self.productsDirectory.appendingPathComponent("NotesServer").path
     guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -40,6 +42,7 @@ final class ServerProcess {
     process.arguments =
       ["-c", "\(ulimit)exec \"$0\" \"$@\"", executable, "--port", "0", "--store", store]
       + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardOutput = output
     process.standardError = output
     try process.run()

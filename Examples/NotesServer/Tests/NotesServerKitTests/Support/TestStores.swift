@@ -1,7 +1,10 @@
 import Logging
 import NotesServerKit
-import PostgresNIO
 import Testing
+
+#if PostgreSQL
+  import PostgresNIO
+#endif
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -9,8 +12,9 @@ import Testing
   import Foundation
 #endif
 
-/// The stores every test runs against: SQLite always, PostgreSQL when `NOTES_TEST_POSTGRES_URL`
-/// names a server (`test-both-stores.sh` starts one and sets it, as `.ci/run` does).
+/// The stores every test runs against: SQLite always, PostgreSQL in a build with the PostgreSQL
+/// trait when `NOTES_TEST_POSTGRES_URL` names a server (`test-both-stores.sh` builds so, starts
+/// one and sets it, as `.ci/run` does).
 enum StoreKind: String, Sendable, CustomTestStringConvertible {
   case sqlite
   case postgresql
@@ -18,10 +22,27 @@ enum StoreKind: String, Sendable, CustomTestStringConvertible {
   /// The server the PostgreSQL half runs against, if any.
   static let postgresURL = ProcessInfo.processInfo.environment["NOTES_TEST_POSTGRES_URL"]
 
+  /// The kinds of store this build has.
+  #if PostgreSQL
+    static let built: [StoreKind] = [.sqlite, .postgresql]
+  #else
+    static let built: [StoreKind] = [.sqlite]
+  #endif
+
   /// The kinds this run tests.
-  static let all: [StoreKind] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql]
+  static let all: [StoreKind] = postgresURL == nil ? [.sqlite] : built
 
   var testDescription: String { rawValue }
+
+  /// What a PostgreSQL test meets in a build without the trait.
+  static let notBuilt = NotBuilt()
+
+  /// A store this build does not have.
+  struct NotBuilt: Error, CustomStringConvertible {
+    var description: String {
+      "this build has no PostgreSQL store: build the tests with --traits PostgreSQL"
+    }
+  }
 }
 
 /// A fresh store of a kind, started, and how to remove it.
@@ -35,11 +56,13 @@ struct TestStore: Sendable {
   /// Stops the store and deletes its data.
   let remove: @Sendable () async -> Void
 
+  /// Where the stores log their start and stop, which every test makes: nowhere.
+  static let quiet = Logger(label: "NotesServerTests.stores") { _ in SwiftLogNoOpLogHandler() }
+
   /// Makes a fresh store of a kind: an SQLite file in a folder of its own, or a PostgreSQL
   /// schema of its own, so that tests running in parallel never share notes or ids.
   static func make(_ kind: StoreKind, start: Bool = true) async throws -> TestStore {
-    // The stores log their start and stop, which every test makes: nowhere.
-    let quiet = PostgresAdmin.logger
+    let quiet = Self.quiet
     let name =
       "notes_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let made: TestStore
@@ -54,19 +77,23 @@ struct TestStore: Sendable {
         reopen: { SQLiteNotesStore(path: path, busyTimeout: .milliseconds(500), logger: quiet) },
         remove: { try? FileManager.default.removeItem(atPath: folder) })
     case .postgresql:
-      let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
-      try await PostgresAdmin.run(url: url, "CREATE SCHEMA \(name)")
-      let configuration = try PostgresNotesStore.configuration(url: url)
-      let open: @Sendable () -> any NotesStore = {
-        var configuration = configuration
-        configuration.options.additionalStartupParameters = [("search_path", name)]
-        configuration.options.maximumConnections = 8
-        return PostgresNotesStore(
-          configuration: configuration, startTimeout: .seconds(20), logger: quiet)
-      }
-      made = TestStore(
-        store: open(), location: name, reopen: open,
-        remove: { try? await PostgresAdmin.run(url: url, "DROP SCHEMA \(name) CASCADE") })
+      #if PostgreSQL
+        let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
+        let configuration = try PostgresNotesStore.configuration(url: url)
+        try await PostgresAdmin.run(url: url, "CREATE SCHEMA \(name)")
+        let open: @Sendable () -> any NotesStore = {
+          var configuration = configuration
+          configuration.options.additionalStartupParameters = [("search_path", name)]
+          configuration.options.maximumConnections = 8
+          return PostgresNotesStore(
+            configuration: configuration, startTimeout: .seconds(20), logger: quiet)
+        }
+        made = TestStore(
+          store: open(), location: name, reopen: open,
+          remove: { try? await PostgresAdmin.run(url: url, "DROP SCHEMA \(name) CASCADE") })
+      #else
+        throw StoreKind.notBuilt
+      #endif
     }
     if start {
       do {
@@ -81,56 +108,78 @@ struct TestStore: Sendable {
 }
 
 /// Runs a test with a fresh store of a kind, started unless `start` is false, and stops and
-/// removes it after.
+/// removes it after, however the test ends.
 func withStore<Result: Sendable>(
   _ kind: StoreKind, start: Bool = true, _ body: (TestStore) async throws -> Result
 ) async throws -> Result {
-  let made = try await TestStore.make(kind, start: start)
+  try await withStores(kind, count: 1, start: start) { try await body($0[0]) }
+}
+
+/// Runs a test with `count` fresh stores of a kind, started unless `start` is false, and stops
+/// and removes every one it made after, however the test ends: a body that throws, a store
+/// that fails to start halfway through, or a test that is cancelled.
+func withStores<Result: Sendable>(
+  _ kind: StoreKind, count: Int, start: Bool = true,
+  _ body: ([TestStore]) async throws -> Result
+) async throws -> Result {
+  var made: [TestStore] = []
   do {
+    for _ in 0..<count { made.append(try await TestStore.make(kind, start: start)) }
     let result = try await body(made)
-    try? await made.store.stop()
-    await made.remove()
+    await removeEvenIfCancelled(made)
     return result
   } catch {
-    try? await made.store.stop()
-    await made.remove()
+    await removeEvenIfCancelled(made)
     throw error
   }
 }
 
-/// Statements the tests send to the PostgreSQL server itself, over a connection of their own.
-enum PostgresAdmin {
-  /// Runs statements, one after the other, on a new connection.
-  static func run(url: String, _ statements: String...) async throws {
-    try await withConnection(url: url) { connection in
-      for statement in statements {
-        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+/// Stops and removes stores in a task of its own, which a cancellation of the test does not
+/// reach: a cancelled test's PostgreSQL schemas are dropped all the same.
+private func removeEvenIfCancelled(_ stores: [TestStore]) async {
+  await Task {
+    for store in stores {
+      try? await store.store.stop()
+      await store.remove()
+    }
+  }.value
+}
+
+#if PostgreSQL
+  /// Statements the tests send to the PostgreSQL server itself, over a connection of their own.
+  enum PostgresAdmin {
+    /// Runs statements, one after the other, on a new connection.
+    static func run(url: String, _ statements: String...) async throws {
+      try await withConnection(url: url) { connection in
+        for statement in statements {
+          try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
       }
     }
-  }
 
-  /// Runs a body with a connection of its own, closed after.
-  static func withConnection<Result>(
-    url: String, _ body: (PostgresConnection) async throws -> Result
-  ) async throws -> Result {
-    let client = try PostgresNotesStore.configuration(url: url)
-    let configuration = PostgresConnection.Configuration(
-      host: client.host ?? "127.0.0.1", port: client.port ?? 5432, username: client.username,
-      password: client.password, database: client.database, tls: .disable)
-    let connection = try await PostgresConnection.connect(
-      configuration: configuration, id: 1, logger: logger)
-    do {
-      let result = try await body(connection)
-      try await connection.close()
-      return result
-    } catch {
-      try? await connection.close()
-      throw error
+    /// Runs a body with a connection of its own, closed after.
+    static func withConnection<Result>(
+      url: String, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+      let client = try PostgresNotesStore.configuration(url: url)
+      let configuration = PostgresConnection.Configuration(
+        host: client.host ?? "127.0.0.1", port: client.port ?? 5432, username: client.username,
+        password: client.password, database: client.database, tls: .disable)
+      let connection = try await PostgresConnection.connect(
+        configuration: configuration, id: 1, logger: logger)
+      do {
+        let result = try await body(connection)
+        try await connection.close()
+        return result
+      } catch {
+        try? await connection.close()
+        throw error
+      }
     }
-  }
 
-  static let logger = Logger(label: "NotesServerTests.postgres") { _ in SwiftLogNoOpLogHandler() }
-}
+    static let logger = TestStore.quiet
+  }
+#endif
 
 /// A fresh, empty database for a server process of a test's own: an SQLite file in a folder of
 /// its own, or a PostgreSQL database of its own (a process cannot be told a schema).
@@ -152,27 +201,31 @@ struct TestDatabase: Sendable {
         location: folder + "/notes.sqlite",
         remove: { try? FileManager.default.removeItem(atPath: folder) })
     case .postgresql:
-      let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
-      try await PostgresAdmin.run(url: url, "CREATE DATABASE \(name)")
-      let base = url[..<(url.lastIndex(of: "/") ?? url.endIndex)]
-      return TestDatabase(
-        location: "\(base)/\(name)",
-        remove: { try? await PostgresAdmin.run(url: url, "DROP DATABASE \(name) WITH (FORCE)") })
+      #if PostgreSQL
+        let url = try #require(StoreKind.postgresURL, "set NOTES_TEST_POSTGRES_URL")
+        try await PostgresAdmin.run(url: url, "CREATE DATABASE \(name)")
+        let base = url[..<(url.lastIndex(of: "/") ?? url.endIndex)]
+        return TestDatabase(
+          location: "\(base)/\(name)",
+          remove: { try? await PostgresAdmin.run(url: url, "DROP DATABASE \(name) WITH (FORCE)") })
+      #else
+        throw StoreKind.notBuilt
+      #endif
     }
   }
 }
 
-/// Runs a test with a fresh database of a kind, and deletes it after.
+/// Runs a test with a fresh database of a kind, and deletes it after, however the test ends.
 func withTestDatabase<Result: Sendable>(
   _ kind: StoreKind, _ body: (TestDatabase) async throws -> Result
 ) async throws -> Result {
   let database = try await TestDatabase.make(kind)
   do {
     let result = try await body(database)
-    await database.remove()
+    await Task { await database.remove() }.value
     return result
   } catch {
-    await database.remove()
+    await Task { await database.remove() }.value
     throw error
   }
 }
