@@ -199,8 +199,9 @@ extension EnvironmentNode {
     /// The cache to park in what `cache` evicts, given to `view`; `nil` if nothing can be.
     mutating func cache(on view: Frame?, if cache: DerivedCache?) -> DerivedCache? {
       guard isPossible, let view, !view.isNothing, cache?.mayHoldCells == true else { return nil }
-      if parked == nil { parked = DerivedCache(parking: ()) }
-      return view.attachCache(parked.unsafelyUnwrapped)
+      let parking = parked ?? DerivedCache(parking: ())
+      parked = parking
+      return view.attachCache(parking)
     }
   }
 
