@@ -175,6 +175,32 @@ import Testing
     withExtendedLifetime(sourceChild) {}
   }
 
+  /// Values assigned whole from a node with a child become the node's own: once the source
+  /// writes again and its old frame is freed, the node still names its own update as where they
+  /// were written, and reads them as they were.
+  @Test func valuesAssignedWholeOutliveTheFramesTheyCameFrom() {
+    let app = EnvironmentNode("app")
+    var source: EnvironmentNode? = app.child("source") { $0.greeting = "source" }
+    var sourceChild = source?.child("below")
+    let node = app.child("node")
+    let updateLine = #line + 1
+    node.update { $0 = source?.values ?? $0 }
+    source?.set(\.greeting, to: "later")
+    #expect(source?[\.greeting] == "later")
+    sourceChild = nil
+    source = nil
+    // Frames made since take the freed ones' memory.
+    let others = (0..<64).map { index in app.child("other \(index)") { $0.greeting = "other" } }
+    #expect(node[\.greeting] == "source")
+    guard case .override(let origin) = node.explain(\.greeting).source else {
+      Issue.record("the node's greeting is not its own override")
+      return
+    }
+    #expect(origin.line == UInt(updateLine))
+    #expect(origin.nodeName == "node")
+    withExtendedLifetime((others, sourceChild)) {}
+  }
+
   private func line(of source: EnvironmentExplanation.Source) -> UInt? {
     guard case .override(let origin) = source else { return nil }
     return origin.line

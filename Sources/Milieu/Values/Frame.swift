@@ -378,7 +378,8 @@ struct Frame: @unchecked Sendable {
   }
 
   /// One record a frame is built from: where it is, in a frame the builder's caller holds, and
-  /// whether it takes the site of the write that builds the frame instead of its own.
+  /// whether the write that builds the frame wrote it, so that it takes that write's site and
+  /// the new frame as its home.
   struct Source {
     let position: Position
     var takesSite = false
@@ -401,11 +402,7 @@ struct Frame: @unchecked Sendable {
     let leaf = make(capacity: capacity)
     leaf.buffer.withUnsafeMutablePointers { header, records in
       for (offset, source) in sources.enumerated() {
-        withRecord(at: source.position) { record in
-          (records + offset).initialize(
-            to: record.pointee.copy(home: record.pointee.home, site: !source.takesSite))
-          if source.takesSite { records[offset].site = site }
-        }
+        (records + offset).initialize(to: copy(of: source, site: site))
       }
       header.pointee.count = Int32(sources.count)
     }
@@ -438,8 +435,11 @@ struct Frame: @unchecked Sendable {
   /// A copy of the record at `source`, with `site` if it takes it.
   private static func copy(of source: Source, site: WriteSite?) -> FrameRecord {
     var copy: FrameRecord?
+    // A record the write wrote is the new frame's own, wherever it was read from: a view's,
+    // assigned whole, names a home that this frame does not keep alive.
     withRecord(at: source.position) { record in
-      copy = record.pointee.copy(home: record.pointee.home, site: !source.takesSite)
+      copy = record.pointee.copy(
+        home: source.takesSite ? nil : record.pointee.home, site: !source.takesSite)
     }
     guard var copy = copy.take() else { preconditionFailure("a position names a record") }
     if source.takesSite { copy.site = site }
